@@ -70,8 +70,8 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/gelu.yaml: gelu_erf 82:15, fast_gelu 103:19, quick_gelu 127:15, silu 139:15, bias_gelu
-  /// 150:35, gelu_approximation 172:31, fused_matmul_one_side 226:30, fused_matmul_input_scale
-  /// 263:15)
+  /// 150:35, gelu_approximation 172:31, fused_matmul_one_side 228:30, fused_matmul_input_scale
+  /// 265:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -92,26 +92,26 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// b
-  /// (rules/gelu.yaml: gelu_approximation 172:68, transpose_cast_matmul 195:22, fused_matmul
-  /// 209:31, fused_matmul_one_side 227:21, fused_matmul_scale 246:22, fused_matmul_input_scale
-  /// 264:22, fused_matmul_transpose 288:31)
+  /// (rules/gelu.yaml: gelu_approximation 172:68, transpose_cast_matmul 197:22, fused_matmul
+  /// 211:31, fused_matmul_one_side 229:21, fused_matmul_scale 248:22, fused_matmul_input_scale
+  /// 266:22, fused_matmul_transpose 290:31)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
   }
 
   /// a
-  /// (rules/gelu.yaml: transpose_cast_matmul 193:22, fused_matmul 208:31, fused_matmul_one_side
-  /// 227:39, fused_matmul_scale 246:19, fused_matmul_input_scale 264:46, fused_matmul_transpose
-  /// 287:31)
+  /// (rules/gelu.yaml: transpose_cast_matmul 195:22, fused_matmul 210:31, fused_matmul_one_side
+  /// 229:39, fused_matmul_scale 248:19, fused_matmul_input_scale 266:46, fused_matmul_transpose
+  /// 289:31)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
   /// ta = Transpose(a)
-  /// (rules/gelu.yaml: fused_matmul 57:11 (in undoable_transpose at rules/gelu.yaml:208:12),
-  /// fused_matmul_transpose 57:11 (in undoable_transpose at rules/gelu.yaml:287:12))
+  /// (rules/gelu.yaml: fused_matmul 57:11 (in undoable_transpose at rules/gelu.yaml:210:12),
+  /// fused_matmul_transpose 57:11 (in undoable_transpose at rules/gelu.yaml:289:12))
   bool matchTa(ValueId v, gen::Next k) {
     if (seen(Ids::kTa)) return same(Ids::kTa, v) && k();
     if (!bind(Ids::kTa, v)) return false;
@@ -121,8 +121,8 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// tb = Transpose(b)
-  /// (rules/gelu.yaml: fused_matmul 57:11 (in undoable_transpose at rules/gelu.yaml:209:12),
-  /// fused_matmul_transpose 57:11 (in undoable_transpose at rules/gelu.yaml:288:12))
+  /// (rules/gelu.yaml: fused_matmul 57:11 (in undoable_transpose at rules/gelu.yaml:211:12),
+  /// fused_matmul_transpose 57:11 (in undoable_transpose at rules/gelu.yaml:290:12))
   bool matchTb(ValueId v, gen::Next k) {
     if (seen(Ids::kTb)) return same(Ids::kTb, v) && k();
     if (!bind(Ids::kTb, v)) return false;
@@ -132,7 +132,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// c
-  /// (rules/gelu.yaml: fused_matmul_scale 248:18, fused_matmul_input_scale 263:18)
+  /// (rules/gelu.yaml: fused_matmul_scale 250:18, fused_matmul_input_scale 265:18)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -2119,7 +2119,7 @@ class GeluApproximationRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:189
+// Generated from: rules/gelu.yaml:191
 // transpose_cast_matmul (priority 22): MatMul of Cast(Transpose(a)) as MatMul of Transpose(Cast(a)), so the Transpose can fold.
 //===----------------------------------------------------------------------===//
 
@@ -2127,7 +2127,7 @@ class GeluApproximationRule : public RewritePattern {
 const gen::RuleSpec& specTransposeCastMatmul() {
   static const gen::RuleSpec spec = {
     "transpose_cast_matmul",
-    "rules/gelu.yaml:189:5",
+    "rules/gelu.yaml:191:5",
     6,  // root expr
     // slots
     {"a", "tr", "c", "b", "y"},
@@ -2136,21 +2136,21 @@ const gen::RuleSpec& specTransposeCastMatmul() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:193:22", 0},
+      {"a", "rules/gelu.yaml:195:22", 0},
       // 1: Transpose(a, perm=capture(p))
-      {"Transpose", "rules/gelu.yaml:193:12", 1, 1,
-       {{"perm", "rules/gelu.yaml:193:25", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0, "p"}}},
+      {"Transpose", "rules/gelu.yaml:195:12", 1, 1,
+       {{"perm", "rules/gelu.yaml:195:25", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0, "p"}}},
       // 2: Cast(tr, to=capture(t))
-      {"Cast", "rules/gelu.yaml:194:12", 2, 1,
-       {{"to", "rules/gelu.yaml:194:21", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1, "t"}}},
+      {"Cast", "rules/gelu.yaml:196:12", 2, 1,
+       {{"to", "rules/gelu.yaml:196:21", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1, "t"}}},
       // 3: b
-      {"b", "rules/gelu.yaml:195:22", 3},
+      {"b", "rules/gelu.yaml:197:22", 3},
       // 4: MatMul(c, b)
-      {"MatMul", "rules/gelu.yaml:195:12", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:197:12", gen::kNoSlot, 2},
       // 5: MatMul(b, c)
-      {"MatMul", "rules/gelu.yaml:195:33", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:197:33", gen::kNoSlot, 2},
       // 6: MatMul(c, b) | MatMul(b, c)
-      {"y", "rules/gelu.yaml:195:31", 4},
+      {"y", "rules/gelu.yaml:197:31", 4},
     },
     // constraints
     {},
@@ -2213,7 +2213,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchB.
 
-  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:193:12)
+  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:195:12)
   bool matchTr(ValueId v, gen::Next k) {
     if (seen(kTr)) return same(kTr, v) && k();
     if (!bind(kTr, v)) return false;
@@ -2222,7 +2222,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchA(input(n, 0), k);
   }
 
-  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:194:12)
+  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:196:12)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     if (!bind(kC, v)) return false;
@@ -2231,7 +2231,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchTr(input(n, 0), k);
   }
 
-  /// MatMul(c, b)  (rules/gelu.yaml:195:12)
+  /// MatMul(c, b)  (rules/gelu.yaml:197:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -2240,7 +2240,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchC(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(b, c)  (rules/gelu.yaml:195:33)
+  /// MatMul(b, c)  (rules/gelu.yaml:197:33)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2249,7 +2249,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:195:31)
+  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:197:31)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2263,91 +2263,22 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @left), rules/gelu.yaml:198:9:
+  /// Variant 0 (when @left), rules/gelu.yaml:200:9:
   ///   tr = tr
+  ///   c = c
   ///   y = MatMul(Transpose(Cast(a, to=attr(t)), perm=attr(p)), b)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:196:11", "tr")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:200:37", "a")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 = captured(
-        1,
-        "to",
-        "t",
-        "rules/gelu.yaml:200:40",
-        "rules/gelu.yaml:200:40");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 = captured(
-        0,
-        "perm",
-        "p",
-        "rules/gelu.yaml:200:53",
-        "rules/gelu.yaml:200:53");
-    if (!a3_0) return false;
-    attrs3.push_back(std::move(*a3_0));
-    if (!requireBound(kSlotB, "rules/gelu.yaml:200:68", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    collectMatched();
-    if (!replaceable(
-        kSlotTr,
-        To::kRef,
-        kSlotTr,
-        "rules/gelu.yaml:198:9",
-        "rules/gelu.yaml:196:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/gelu.yaml:198:9",
-        "rules/gelu.yaml:200:15")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotTr);
-    const ValueId v1 = slot(kSlotA);
-    NodeSpec spec2;
-    spec2.op = op::kCast;
-    spec2.inputs = {v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    NodeSpec spec3;
-    spec3.op = op::kTranspose;
-    spec3.inputs = {v2};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    const ValueId v4 = slot(kSlotB);
-    NodeSpec spec5;
-    spec5.op = op::kMatMul;
-    spec5.inputs = {v3, v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
-  }
-
-  /// Variant 1, rules/gelu.yaml:201:9:
-  ///   tr = tr
-  ///   y = MatMul(b, Transpose(Cast(a, to=attr(t)), perm=attr(p)))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:196:11", "tr")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:202:22", "b")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:202:40", "a")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:198:11", "tr")) return false;
+    if (!requireBound(kSlotC, "rules/gelu.yaml:198:11", "c")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:202:37", "a")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = captured(
         1,
         "to",
         "t",
-        "rules/gelu.yaml:202:43",
-        "rules/gelu.yaml:202:43");
+        "rules/gelu.yaml:202:40",
+        "rules/gelu.yaml:202:40");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::vector<onnx::AttributeProto> attrs4;
@@ -2355,29 +2286,36 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         0,
         "perm",
         "p",
-        "rules/gelu.yaml:202:56",
-        "rules/gelu.yaml:202:56");
+        "rules/gelu.yaml:202:53",
+        "rules/gelu.yaml:202:53");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
-    std::vector<onnx::AttributeProto> attrs5;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:202:68", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotTr,
         To::kRef,
         kSlotTr,
-        "rules/gelu.yaml:201:9",
-        "rules/gelu.yaml:196:11")) return false;
+        "rules/gelu.yaml:200:9",
+        "rules/gelu.yaml:198:11")) return false;
+    if (!replaceable(
+        kSlotC,
+        To::kRef,
+        kSlotC,
+        "rules/gelu.yaml:200:9",
+        "rules/gelu.yaml:198:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:201:9",
+        "rules/gelu.yaml:200:9",
         "rules/gelu.yaml:202:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotTr);
-    const ValueId v1 = slot(kSlotB);
+    const ValueId v1 = slot(kSlotC);
     const ValueId v2 = slot(kSlotA);
     NodeSpec spec3;
     spec3.op = op::kCast;
@@ -2393,14 +2331,94 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     spec4.created_by = ruleName();
     const NodeId n4 = rw_.createNode(std::move(spec4));
     const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotB);
+    NodeSpec spec6;
+    spec6.op = op::kMatMul;
+    spec6.inputs = {v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+  }
+
+  /// Variant 1, rules/gelu.yaml:203:9:
+  ///   tr = tr
+  ///   c = c
+  ///   y = MatMul(b, Transpose(Cast(a, to=attr(t)), perm=attr(p)))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:198:11", "tr")) return false;
+    if (!requireBound(kSlotC, "rules/gelu.yaml:198:11", "c")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:204:22", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:204:40", "a")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = captured(
+        1,
+        "to",
+        "t",
+        "rules/gelu.yaml:204:43",
+        "rules/gelu.yaml:204:43");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = captured(
+        0,
+        "perm",
+        "p",
+        "rules/gelu.yaml:204:56",
+        "rules/gelu.yaml:204:56");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    std::vector<onnx::AttributeProto> attrs6;
+    collectMatched();
+    if (!replaceable(
+        kSlotTr,
+        To::kRef,
+        kSlotTr,
+        "rules/gelu.yaml:203:9",
+        "rules/gelu.yaml:198:11")) return false;
+    if (!replaceable(
+        kSlotC,
+        To::kRef,
+        kSlotC,
+        "rules/gelu.yaml:203:9",
+        "rules/gelu.yaml:198:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:203:9",
+        "rules/gelu.yaml:204:15")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotTr);
+    const ValueId v1 = slot(kSlotC);
+    const ValueId v2 = slot(kSlotB);
+    const ValueId v3 = slot(kSlotA);
+    NodeSpec spec4;
+    spec4.op = op::kCast;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
     NodeSpec spec5;
-    spec5.op = op::kMatMul;
-    spec5.inputs = {v1, v4};
+    spec5.op = op::kTranspose;
+    spec5.inputs = {v4};
     spec5.attributes = std::move(attrs5);
     spec5.created_by = ruleName();
     const NodeId n5 = rw_.createNode(std::move(spec5));
     const ValueId v5 = g_.node(n5).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+    NodeSpec spec6;
+    spec6.op = op::kMatMul;
+    spec6.inputs = {v2, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 };
 
@@ -2413,7 +2431,7 @@ class TransposeCastMatmulRule : public RewritePattern {
             root,
             22,
             {"ort"},
-            "rules/gelu.yaml:189:5",
+            "rules/gelu.yaml:191:5",
             {op::kCast, op::kTranspose, op::kMatMul}}),
         root_output_(root_output) {}
 
@@ -2435,7 +2453,7 @@ class TransposeCastMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:204
+// Generated from: rules/gelu.yaml:206
 // fused_matmul (priority 21): MatMul of a transposed A and B (last two axes swapped, or batch-transposed) as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
@@ -2443,7 +2461,7 @@ class TransposeCastMatmulRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmul() {
   static const gen::RuleSpec spec = {
     "fused_matmul",
-    "rules/gelu.yaml:204:5",
+    "rules/gelu.yaml:206:5",
     4,  // root expr
     // slots
     {"a", "ta", "b", "tb", "y"},
@@ -2452,27 +2470,27 @@ const gen::RuleSpec& specFusedMatmul() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:208:31", 0},
+      {"a", "rules/gelu.yaml:210:31", 0},
       // 1: Transpose(a)
-      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:208:12)", 1,
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:210:12)", 1,
        1},
       // 2: b
-      {"b", "rules/gelu.yaml:209:31", 2},
+      {"b", "rules/gelu.yaml:211:31", 2},
       // 3: Transpose(b)
-      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:209:12)", 3,
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:211:12)", 3,
        1},
       // 4: MatMul(ta, tb)
-      {"MatMul", "rules/gelu.yaml:210:12", 4, 2},
+      {"MatMul", "rules/gelu.yaml:212:12", 4, 2},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:212:13", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:214:13", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kElemType, "rules/gelu.yaml:213:13", "b", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/gelu.yaml:215:13", "b", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:208:12)",
+     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:210:12)",
       "ta", gen::kNoSlot, {"ta"}, {1}, "folds_into_fused_matmul",
       gen::nativePredicate("folds_into_fused_matmul"), 1},
-     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:209:12)",
+     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:211:12)",
       "tb", gen::kNoSlot, {"tb"}, {3}, "folds_into_fused_matmul",
       gen::nativePredicate("folds_into_fused_matmul"), 3}},
     // rewrite variants
@@ -2526,7 +2544,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchTa, matchB, matchTb.
 
-  /// y = MatMul(ta, tb)  (rules/gelu.yaml:210:12)
+  /// y = MatMul(ta, tb)  (rules/gelu.yaml:212:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2537,16 +2555,16 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:215:5:
+  /// Variant 0, rules/gelu.yaml:217:5:
   ///   ta = ta
   ///   tb = tb
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=helper(fused_trans), transBatchA=helper(fused_trans_batch), transBatchB=helper(fused_trans_batch))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTa, "rules/gelu.yaml:214:11", "ta")) return false;
-    if (!requireBound(kSlotTb, "rules/gelu.yaml:214:11", "tb")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:216:37", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:216:40", "b")) return false;
+    if (!requireBound(kSlotTa, "rules/gelu.yaml:216:11", "ta")) return false;
+    if (!requireBound(kSlotTb, "rules/gelu.yaml:216:11", "tb")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:218:37", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:218:40", "b")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     attrs4.push_back(gen::floatAttribute("alpha", 1.0));
     std::optional<onnx::AttributeProto> a4_1 = attrHelper(
@@ -2554,8 +2572,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transA",
-        "rules/gelu.yaml:216:54",
-        "rules/gelu.yaml:216:54");
+        "rules/gelu.yaml:218:54",
+        "rules/gelu.yaml:218:54");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -2563,8 +2581,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transB",
-        "rules/gelu.yaml:217:37",
-        "rules/gelu.yaml:217:37");
+        "rules/gelu.yaml:219:37",
+        "rules/gelu.yaml:219:37");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     std::optional<onnx::AttributeProto> a4_3 = attrHelper(
@@ -2572,8 +2590,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transBatchA",
-        "rules/gelu.yaml:218:37",
-        "rules/gelu.yaml:218:37");
+        "rules/gelu.yaml:220:37",
+        "rules/gelu.yaml:220:37");
     if (!a4_3) return false;
     attrs4.push_back(std::move(*a4_3));
     std::optional<onnx::AttributeProto> a4_4 = attrHelper(
@@ -2581,8 +2599,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transBatchB",
-        "rules/gelu.yaml:219:37",
-        "rules/gelu.yaml:219:37");
+        "rules/gelu.yaml:221:37",
+        "rules/gelu.yaml:221:37");
     if (!a4_4) return false;
     attrs4.push_back(std::move(*a4_4));
     collectMatched();
@@ -2590,20 +2608,20 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         kSlotTa,
         To::kRef,
         kSlotTa,
-        "rules/gelu.yaml:215:5",
-        "rules/gelu.yaml:214:11")) return false;
+        "rules/gelu.yaml:217:5",
+        "rules/gelu.yaml:216:11")) return false;
     if (!replaceable(
         kSlotTb,
         To::kRef,
         kSlotTb,
-        "rules/gelu.yaml:215:5",
-        "rules/gelu.yaml:214:11")) return false;
+        "rules/gelu.yaml:217:5",
+        "rules/gelu.yaml:216:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:215:5",
-        "rules/gelu.yaml:216:11")) return false;
+        "rules/gelu.yaml:217:5",
+        "rules/gelu.yaml:218:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2631,7 +2649,7 @@ class FusedMatmulRule : public RewritePattern {
             root,
             21,
             {"ort"},
-            "rules/gelu.yaml:204:5",
+            "rules/gelu.yaml:206:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2653,7 +2671,7 @@ class FusedMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:222
+// Generated from: rules/gelu.yaml:224
 // fused_matmul_one_side (priority 20): MatMul of a transposed A or B (last two axes swapped, or batch-transposed) as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
@@ -2661,7 +2679,7 @@ class FusedMatmulRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmulOneSide() {
   static const gen::RuleSpec spec = {
     "fused_matmul_one_side",
-    "rules/gelu.yaml:222:5",
+    "rules/gelu.yaml:224:5",
     6,  // root expr
     // slots
     {"x", "t", "b", "a", "y"},
@@ -2670,25 +2688,25 @@ const gen::RuleSpec& specFusedMatmulOneSide() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:226:30", 0},
+      {"x", "rules/gelu.yaml:228:30", 0},
       // 1: Transpose(x)
-      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:226:11)", 1,
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:228:11)", 1,
        1},
       // 2: b
-      {"b", "rules/gelu.yaml:227:21", 2},
+      {"b", "rules/gelu.yaml:229:21", 2},
       // 3: MatMul(t, b)
-      {"MatMul", "rules/gelu.yaml:227:11", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:229:11", gen::kNoSlot, 2},
       // 4: a
-      {"a", "rules/gelu.yaml:227:39", 3},
+      {"a", "rules/gelu.yaml:229:39", 3},
       // 5: MatMul(a, t)
-      {"MatMul", "rules/gelu.yaml:227:32", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:229:32", gen::kNoSlot, 2},
       // 6: MatMul(t, b) | MatMul(a, t)
-      {"y", "rules/gelu.yaml:227:30", 4},
+      {"y", "rules/gelu.yaml:229:30", 4},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:229:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:231:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:226:11)",
+     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:228:11)",
       "t", gen::kNoSlot, {"t"}, {1}, "folds_into_fused_matmul",
       gen::nativePredicate("folds_into_fused_matmul"), 1}},
     // rewrite variants
@@ -2750,7 +2768,7 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX, matchB, matchA.
 
-  /// t = Transpose(x)  (rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:226:11))
+  /// t = Transpose(x)  (rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:228:11))
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -2759,7 +2777,7 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// MatMul(t, b)  (rules/gelu.yaml:227:11)
+  /// MatMul(t, b)  (rules/gelu.yaml:229:11)
   bool matchMatMul3(ValueId v, gen::Next k) {
     if (seen(kMatMul3)) return same(kMatMul3, v) && k();
     if (!bind(kMatMul3, v)) return false;
@@ -2768,7 +2786,7 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
     return matchT(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, t)  (rules/gelu.yaml:227:32)
+  /// MatMul(a, t)  (rules/gelu.yaml:229:32)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2777,7 +2795,7 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
     return matchA(input(n, 0), [&] { return matchT(input(n, 1), k); });
   }
 
-  /// y = MatMul(t, b) | MatMul(a, t)  (rules/gelu.yaml:227:30)
+  /// y = MatMul(t, b) | MatMul(a, t)  (rules/gelu.yaml:229:30)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2791,14 +2809,14 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @left), rules/gelu.yaml:232:9:
+  /// Variant 0 (when @left), rules/gelu.yaml:234:9:
   ///   t = t
   ///   y = com.microsoft.FusedMatMul(x, b, alpha=1.0, transA=helper(fused_trans), transB=0, transBatchA=helper(fused_trans_batch), transBatchB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/gelu.yaml:230:11", "t")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:234:41", "x")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:234:44", "b")) return false;
+    if (!requireBound(kSlotT, "rules/gelu.yaml:232:11", "t")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:236:41", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:236:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::floatAttribute("alpha", 1.0));
     std::optional<onnx::AttributeProto> a3_1 = attrHelper(
@@ -2806,8 +2824,8 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
         {kSlotT},
         {"t"},
         "transA",
-        "rules/gelu.yaml:234:58",
-        "rules/gelu.yaml:234:58");
+        "rules/gelu.yaml:236:58",
+        "rules/gelu.yaml:236:58");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     attrs3.push_back(gen::intAttribute("transB", 0));
@@ -2816,8 +2834,8 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
         {kSlotT},
         {"t"},
         "transBatchA",
-        "rules/gelu.yaml:235:41",
-        "rules/gelu.yaml:235:41");
+        "rules/gelu.yaml:237:41",
+        "rules/gelu.yaml:237:41");
     if (!a3_3) return false;
     attrs3.push_back(std::move(*a3_3));
     attrs3.push_back(gen::intAttribute("transBatchB", 0));
@@ -2826,14 +2844,14 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
         kSlotT,
         To::kRef,
         kSlotT,
-        "rules/gelu.yaml:232:9",
-        "rules/gelu.yaml:230:11")) return false;
+        "rules/gelu.yaml:234:9",
+        "rules/gelu.yaml:232:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:232:9",
-        "rules/gelu.yaml:234:15")) return false;
+        "rules/gelu.yaml:234:9",
+        "rules/gelu.yaml:236:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2850,14 +2868,14 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v3}});
   }
 
-  /// Variant 1, rules/gelu.yaml:236:9:
+  /// Variant 1, rules/gelu.yaml:238:9:
   ///   t = t
   ///   y = com.microsoft.FusedMatMul(a, x, alpha=1.0, transA=0, transB=helper(fused_trans), transBatchA=0, transBatchB=helper(fused_trans_batch))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/gelu.yaml:230:11", "t")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:237:41", "a")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:237:44", "x")) return false;
+    if (!requireBound(kSlotT, "rules/gelu.yaml:232:11", "t")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:239:41", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:239:44", "x")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::floatAttribute("alpha", 1.0));
     attrs3.push_back(gen::intAttribute("transA", 0));
@@ -2866,8 +2884,8 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
         {kSlotT},
         {"t"},
         "transB",
-        "rules/gelu.yaml:237:68",
-        "rules/gelu.yaml:237:68");
+        "rules/gelu.yaml:239:68",
+        "rules/gelu.yaml:239:68");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     attrs3.push_back(gen::intAttribute("transBatchA", 0));
@@ -2876,8 +2894,8 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
         {kSlotT},
         {"t"},
         "transBatchB",
-        "rules/gelu.yaml:238:56",
-        "rules/gelu.yaml:238:56");
+        "rules/gelu.yaml:240:56",
+        "rules/gelu.yaml:240:56");
     if (!a3_4) return false;
     attrs3.push_back(std::move(*a3_4));
     collectMatched();
@@ -2885,14 +2903,14 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
         kSlotT,
         To::kRef,
         kSlotT,
-        "rules/gelu.yaml:236:9",
-        "rules/gelu.yaml:230:11")) return false;
+        "rules/gelu.yaml:238:9",
+        "rules/gelu.yaml:232:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:236:9",
-        "rules/gelu.yaml:237:15")) return false;
+        "rules/gelu.yaml:238:9",
+        "rules/gelu.yaml:239:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2919,7 +2937,7 @@ class FusedMatmulOneSideRule : public RewritePattern {
             root,
             20,
             {"ort"},
-            "rules/gelu.yaml:222:5",
+            "rules/gelu.yaml:224:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2941,7 +2959,7 @@ class FusedMatmulOneSideRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:242
+// Generated from: rules/gelu.yaml:244
 // fused_matmul_scale (priority 19): MatMul or FusedMatMul times or over a scalar constant, as one FusedMatMul (alphas multiply).
 //===----------------------------------------------------------------------===//
 
@@ -2949,7 +2967,7 @@ class FusedMatmulOneSideRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmulScale() {
   static const gen::RuleSpec spec = {
     "fused_matmul_scale",
-    "rules/gelu.yaml:242:5",
+    "rules/gelu.yaml:244:5",
     8,  // root expr
     // slots
     {"a", "b", "flagged_matmul.1.y", "m", "c", "y"},
@@ -2958,38 +2976,38 @@ const gen::RuleSpec& specFusedMatmulScale() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:246:19", 0},
+      {"a", "rules/gelu.yaml:248:19", 0},
       // 1: b
-      {"b", "rules/gelu.yaml:246:22", 1},
+      {"b", "rules/gelu.yaml:248:22", 1},
       // 2: MatMul(a, b)
-      {"MatMul", "rules/gelu.yaml:246:12", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:248:12", gen::kNoSlot, 2},
       // 3: com.microsoft.FusedMatMul(a, b, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:50:11 (in flagged_matmul at rules/gelu.yaml:247:14)", 2, 2,
-       {{"transA", "rules/gelu.yaml:247:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+       "rules/gelu.yaml:50:11 (in flagged_matmul at rules/gelu.yaml:249:14)", 2, 2,
+       {{"transA", "rules/gelu.yaml:249:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:247:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:249:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
-        {"transBatchA", "rules/gelu.yaml:247:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchA", "rules/gelu.yaml:249:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tba"},
-        {"transBatchB", "rules/gelu.yaml:247:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchB", "rules/gelu.yaml:249:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 3, "tbb"}}},
       // 4: MatMul(a, b) | flagged_matmul.1.y
-      {"m", "rules/gelu.yaml:247:12", 3},
+      {"m", "rules/gelu.yaml:249:12", 3},
       // 5: c
-      {"c", "rules/gelu.yaml:248:18", 4},
+      {"c", "rules/gelu.yaml:250:18", 4},
       // 6: Mul(m, c)
-      {"Mul", "rules/gelu.yaml:248:11", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:250:11", gen::kNoSlot, 2},
       // 7: Div(m, c)
-      {"Div", "rules/gelu.yaml:248:28", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:250:28", gen::kNoSlot, 2},
       // 8: Mul(m, c) | Div(m, c)
-      {"y", "rules/gelu.yaml:248:26", 5},
+      {"y", "rules/gelu.yaml:250:26", 5},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:250:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:252:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kScalar, "rules/gelu.yaml:251:12", "c", 4},
-     {Check::kRank, "rules/gelu.yaml:251:26", "c", 4, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+     {Check::kScalar, "rules/gelu.yaml:253:12", "c", 4},
+     {Check::kRank, "rules/gelu.yaml:253:26", "c", 4, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{4, 0}}, {{8, 0}}}}, {true, "", -1, -1, {{{4, 0}}, {{8, 1}}}},
      {true, "", -1, -1, {{{8, 0}}}}, {true, "", -1, -1, {{{8, 1}}}}},
@@ -3057,7 +3075,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchB, matchC.
 
-  /// MatMul(a, b)  (rules/gelu.yaml:246:12)
+  /// MatMul(a, b)  (rules/gelu.yaml:248:12)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -3068,7 +3086,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   /// flagged_matmul.1.y = com.microsoft.FusedMatMul(a, b, transA=capture(ta), transB=capture(tb),
   /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:50:11 (in flagged_matmul
-  /// at rules/gelu.yaml:247:14))
+  /// at rules/gelu.yaml:249:14))
   bool matchFlaggedMatmul1Y(ValueId v, gen::Next k) {
     if (seen(kFlaggedMatmul1Y)) return same(kFlaggedMatmul1Y, v) && k();
     if (!bind(kFlaggedMatmul1Y, v)) return false;
@@ -3077,7 +3095,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchA(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// m = MatMul(a, b) | flagged_matmul.1.y  (rules/gelu.yaml:247:12)
+  /// m = MatMul(a, b) | flagged_matmul.1.y  (rules/gelu.yaml:249:12)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -3089,7 +3107,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return false;
   }
 
-  /// Mul(m, c)  (rules/gelu.yaml:248:11)
+  /// Mul(m, c)  (rules/gelu.yaml:250:11)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -3103,7 +3121,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(m, c)  (rules/gelu.yaml:248:28)
+  /// Div(m, c)  (rules/gelu.yaml:250:28)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -3112,7 +3130,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:248:26)
+  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:250:26)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3126,20 +3144,20 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:253:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:255:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:254:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:254:36", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:256:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:256:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = attrHelper(
         gen::attributeHelper("alpha_times"),
         {kSlotM, kSlotC},
         {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:254:17)",
-        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:254:17)");
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:256:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:256:17)");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     attrs4.push_back(gen::intAttribute("transA", 0));
@@ -3151,8 +3169,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:253:9",
-        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:254:17)")) return false;
+        "rules/gelu.yaml:255:9",
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:256:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3168,20 +3186,20 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:253:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:255:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:254:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:254:36", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:256:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:256:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = attrHelper(
         gen::attributeHelper("alpha_over"),
         {kSlotM, kSlotC},
         {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:254:17)",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:254:17)");
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:256:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:256:17)");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     attrs4.push_back(gen::intAttribute("transA", 0));
@@ -3193,8 +3211,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:253:9",
-        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:254:17)")) return false;
+        "rules/gelu.yaml:255:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:256:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3210,52 +3228,52 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 2 (when @mul), rules/gelu.yaml:255:9:
+  /// Variant 2 (when @mul), rules/gelu.yaml:257:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:255:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:255:36", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:257:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:257:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = attrHelper(
         gen::attributeHelper("alpha_times"),
         {kSlotM, kSlotC},
         {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:255:17)",
-        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:255:17)");
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:257:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:257:17)");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:255:45",
-        "rules/gelu.yaml:255:45");
+        "rules/gelu.yaml:257:45",
+        "rules/gelu.yaml:257:45");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:255:58",
-        "rules/gelu.yaml:255:58");
+        "rules/gelu.yaml:257:58",
+        "rules/gelu.yaml:257:58");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     std::optional<onnx::AttributeProto> a4_3 = captured(
         2,
         "transBatchA",
         "tba",
-        "rules/gelu.yaml:255:71",
-        "rules/gelu.yaml:255:71");
+        "rules/gelu.yaml:257:71",
+        "rules/gelu.yaml:257:71");
     if (!a4_3) return false;
     attrs4.push_back(std::move(*a4_3));
     std::optional<onnx::AttributeProto> a4_4 = captured(
         3,
         "transBatchB",
         "tbb",
-        "rules/gelu.yaml:255:86",
-        "rules/gelu.yaml:255:86");
+        "rules/gelu.yaml:257:86",
+        "rules/gelu.yaml:257:86");
     if (!a4_4) return false;
     attrs4.push_back(std::move(*a4_4));
     collectMatched();
@@ -3263,8 +3281,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:255:9",
-        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:255:17)")) return false;
+        "rules/gelu.yaml:257:9",
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:257:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3280,52 +3298,52 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 3 (when @div), rules/gelu.yaml:255:9:
+  /// Variant 3 (when @div), rules/gelu.yaml:257:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:255:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:255:36", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:257:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:257:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = attrHelper(
         gen::attributeHelper("alpha_over"),
         {kSlotM, kSlotC},
         {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:255:17)",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:255:17)");
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:257:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:257:17)");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:255:45",
-        "rules/gelu.yaml:255:45");
+        "rules/gelu.yaml:257:45",
+        "rules/gelu.yaml:257:45");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:255:58",
-        "rules/gelu.yaml:255:58");
+        "rules/gelu.yaml:257:58",
+        "rules/gelu.yaml:257:58");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     std::optional<onnx::AttributeProto> a4_3 = captured(
         2,
         "transBatchA",
         "tba",
-        "rules/gelu.yaml:255:71",
-        "rules/gelu.yaml:255:71");
+        "rules/gelu.yaml:257:71",
+        "rules/gelu.yaml:257:71");
     if (!a4_3) return false;
     attrs4.push_back(std::move(*a4_3));
     std::optional<onnx::AttributeProto> a4_4 = captured(
         3,
         "transBatchB",
         "tbb",
-        "rules/gelu.yaml:255:86",
-        "rules/gelu.yaml:255:86");
+        "rules/gelu.yaml:257:86",
+        "rules/gelu.yaml:257:86");
     if (!a4_4) return false;
     attrs4.push_back(std::move(*a4_4));
     collectMatched();
@@ -3333,8 +3351,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:255:9",
-        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:255:17)")) return false;
+        "rules/gelu.yaml:257:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:257:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3360,7 +3378,7 @@ class FusedMatmulScaleRule : public RewritePattern {
             root,
             19,
             {"ort"},
-            "rules/gelu.yaml:242:5",
+            "rules/gelu.yaml:244:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3382,7 +3400,7 @@ class FusedMatmulScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:259
+// Generated from: rules/gelu.yaml:261
 // fused_matmul_input_scale (priority 19): MatMul or FusedMatMul of an input times or over a scalar constant, as one FusedMatMul (alphas multiply).
 //===----------------------------------------------------------------------===//
 
@@ -3390,7 +3408,7 @@ class FusedMatmulScaleRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmulInputScale() {
   static const gen::RuleSpec spec = {
     "fused_matmul_input_scale",
-    "rules/gelu.yaml:259:5",
+    "rules/gelu.yaml:261:5",
     11,  // root expr
     // slots
     {"x", "c", "s", "b", "a", "flagged_matmul.1.y", "flagged_matmul.2.y", "y"},
@@ -3399,53 +3417,53 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:263:15", 0},
+      {"x", "rules/gelu.yaml:265:15", 0},
       // 1: c
-      {"c", "rules/gelu.yaml:263:18", 1},
+      {"c", "rules/gelu.yaml:265:18", 1},
       // 2: Mul(x, c)
-      {"Mul", "rules/gelu.yaml:263:11", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:265:11", gen::kNoSlot, 2},
       // 3: Div(x, c)
-      {"Div", "rules/gelu.yaml:263:28", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:265:28", gen::kNoSlot, 2},
       // 4: Mul(x, c) | Div(x, c)
-      {"s", "rules/gelu.yaml:263:26", 2},
+      {"s", "rules/gelu.yaml:265:26", 2},
       // 5: b
-      {"b", "rules/gelu.yaml:264:22", 3},
+      {"b", "rules/gelu.yaml:266:22", 3},
       // 6: MatMul(s, b)
-      {"MatMul", "rules/gelu.yaml:264:12", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:266:12", gen::kNoSlot, 2},
       // 7: a
-      {"a", "rules/gelu.yaml:264:46", 4},
+      {"a", "rules/gelu.yaml:266:46", 4},
       // 8: MatMul(a, s)
-      {"MatMul", "rules/gelu.yaml:264:39", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:266:39", gen::kNoSlot, 2},
       // 9: com.microsoft.FusedMatMul(s, b, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:50:11 (in flagged_matmul at rules/gelu.yaml:265:14)", 5, 2,
-       {{"transA", "rules/gelu.yaml:265:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+       "rules/gelu.yaml:50:11 (in flagged_matmul at rules/gelu.yaml:267:14)", 5, 2,
+       {{"transA", "rules/gelu.yaml:267:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:265:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:267:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
-        {"transBatchA", "rules/gelu.yaml:265:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchA", "rules/gelu.yaml:267:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tba"},
-        {"transBatchB", "rules/gelu.yaml:265:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchB", "rules/gelu.yaml:267:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 3, "tbb"}}},
       // 10: com.microsoft.FusedMatMul(a, s, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:50:11 (in flagged_matmul at rules/gelu.yaml:266:14)", 6, 2,
-       {{"transA", "rules/gelu.yaml:266:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+       "rules/gelu.yaml:50:11 (in flagged_matmul at rules/gelu.yaml:268:14)", 6, 2,
+       {{"transA", "rules/gelu.yaml:268:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:266:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:268:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
-        {"transBatchA", "rules/gelu.yaml:266:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchA", "rules/gelu.yaml:268:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tba"},
-        {"transBatchB", "rules/gelu.yaml:266:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchB", "rules/gelu.yaml:268:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 3, "tbb"}}},
       // 11: MatMul(s, b) | MatMul(a, s) | flagged_matmul.1.y | flagged_matmul.2.y
-      {"y", "rules/gelu.yaml:264:37", 7},
+      {"y", "rules/gelu.yaml:266:37", 7},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:268:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:270:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kScalar, "rules/gelu.yaml:269:12", "c", 1},
-     {Check::kRank, "rules/gelu.yaml:269:26", "c", 1, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+     {Check::kScalar, "rules/gelu.yaml:271:12", "c", 1},
+     {Check::kRank, "rules/gelu.yaml:271:26", "c", 1, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{11, 0}}, {{4, 0}}}}, {true, "", -1, -1, {{{11, 0}}, {{4, 1}}}},
      {true, "", -1, -1, {{{11, 1}}, {{4, 0}}}}, {true, "", -1, -1, {{{11, 1}}, {{4, 1}}}},
@@ -3528,7 +3546,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX, matchC, matchB, matchA.
 
-  /// Mul(x, c)  (rules/gelu.yaml:263:11)
+  /// Mul(x, c)  (rules/gelu.yaml:265:11)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -3542,7 +3560,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchX(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(x, c)  (rules/gelu.yaml:263:28)
+  /// Div(x, c)  (rules/gelu.yaml:265:28)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -3551,7 +3569,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchX(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// s = Mul(x, c) | Div(x, c)  (rules/gelu.yaml:263:26)
+  /// s = Mul(x, c) | Div(x, c)  (rules/gelu.yaml:265:26)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -3563,7 +3581,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// MatMul(s, b)  (rules/gelu.yaml:264:12)
+  /// MatMul(s, b)  (rules/gelu.yaml:266:12)
   bool matchMatMul6(ValueId v, gen::Next k) {
     if (seen(kMatMul6)) return same(kMatMul6, v) && k();
     if (!bind(kMatMul6, v)) return false;
@@ -3572,7 +3590,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchS(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, s)  (rules/gelu.yaml:264:39)
+  /// MatMul(a, s)  (rules/gelu.yaml:266:39)
   bool matchMatMul8(ValueId v, gen::Next k) {
     if (seen(kMatMul8)) return same(kMatMul8, v) && k();
     if (!bind(kMatMul8, v)) return false;
@@ -3583,7 +3601,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   /// flagged_matmul.1.y = com.microsoft.FusedMatMul(s, b, transA=capture(ta), transB=capture(tb),
   /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:50:11 (in flagged_matmul
-  /// at rules/gelu.yaml:265:14))
+  /// at rules/gelu.yaml:267:14))
   bool matchFlaggedMatmul1Y(ValueId v, gen::Next k) {
     if (seen(kFlaggedMatmul1Y)) return same(kFlaggedMatmul1Y, v) && k();
     if (!bind(kFlaggedMatmul1Y, v)) return false;
@@ -3594,7 +3612,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   /// flagged_matmul.2.y = com.microsoft.FusedMatMul(a, s, transA=capture(ta), transB=capture(tb),
   /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:50:11 (in flagged_matmul
-  /// at rules/gelu.yaml:266:14))
+  /// at rules/gelu.yaml:268:14))
   bool matchFlaggedMatmul2Y(ValueId v, gen::Next k) {
     if (seen(kFlaggedMatmul2Y)) return same(kFlaggedMatmul2Y, v) && k();
     if (!bind(kFlaggedMatmul2Y, v)) return false;
@@ -3604,7 +3622,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   }
 
   /// y = MatMul(s, b) | MatMul(a, s) | flagged_matmul.1.y | flagged_matmul.2.y 
-  /// (rules/gelu.yaml:264:37)
+  /// (rules/gelu.yaml:266:37)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3622,116 +3640,14 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain_left @mul), rules/gelu.yaml:272:9:
+  /// Variant 0 (when @plain_left @mul), rules/gelu.yaml:274:9:
   ///   s = s
   ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:273:33", "x")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:273:36", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
-        gen::attributeHelper("alpha_times"),
-        {kSlotY, kSlotC},
-        {"y", "c"},
-        "alpha",
-        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:273:17)",
-        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:273:17)");
-    if (!a5_0) return false;
-    attrs5.push_back(std::move(*a5_0));
-    attrs5.push_back(gen::intAttribute("transA", 0));
-    attrs5.push_back(gen::intAttribute("transB", 0));
-    attrs5.push_back(gen::intAttribute("transBatchA", 0));
-    attrs5.push_back(gen::intAttribute("transBatchB", 0));
-    collectMatched();
-    if (!replaceable(
-        kSlotS,
-        To::kRef,
-        kSlotS,
-        "rules/gelu.yaml:272:9",
-        "rules/gelu.yaml:270:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/gelu.yaml:272:9",
-        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:273:17)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotS);
-    const ValueId v1 = slot(kSlotX);
-    const ValueId v2 = slot(kSlotB);
-    NodeSpec spec5;
-    spec5.op = op::kComMicrosoftFusedMatMul;
-    spec5.inputs = {v1, v2};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
-  }
-
-  /// Variant 1 (when @plain_left @div), rules/gelu.yaml:272:9:
-  ///   s = s
-  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:273:33", "x")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:273:36", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
-        gen::attributeHelper("alpha_over"),
-        {kSlotY, kSlotC},
-        {"y", "c"},
-        "alpha",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:273:17)",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:273:17)");
-    if (!a5_0) return false;
-    attrs5.push_back(std::move(*a5_0));
-    attrs5.push_back(gen::intAttribute("transA", 0));
-    attrs5.push_back(gen::intAttribute("transB", 0));
-    attrs5.push_back(gen::intAttribute("transBatchA", 0));
-    attrs5.push_back(gen::intAttribute("transBatchB", 0));
-    collectMatched();
-    if (!replaceable(
-        kSlotS,
-        To::kRef,
-        kSlotS,
-        "rules/gelu.yaml:272:9",
-        "rules/gelu.yaml:270:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/gelu.yaml:272:9",
-        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:273:17)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotS);
-    const ValueId v1 = slot(kSlotX);
-    const ValueId v2 = slot(kSlotB);
-    NodeSpec spec5;
-    spec5.op = op::kComMicrosoftFusedMatMul;
-    spec5.inputs = {v1, v2};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
-  }
-
-  /// Variant 2 (when @plain_right @mul), rules/gelu.yaml:274:9:
-  ///   s = s
-  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
-  bool rewrite2() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:275:33", "a")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:275:36", "x")) return false;
+    if (!requireBound(kSlotS, "rules/gelu.yaml:272:11", "s")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:275:33", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:275:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = attrHelper(
         gen::attributeHelper("alpha_times"),
@@ -3752,7 +3668,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
         To::kRef,
         kSlotS,
         "rules/gelu.yaml:274:9",
-        "rules/gelu.yaml:270:11")) return false;
+        "rules/gelu.yaml:272:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
@@ -3763,8 +3679,8 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
     // Build.
     const ValueId v0 = slot(kSlotS);
-    const ValueId v1 = slot(kSlotA);
-    const ValueId v2 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
     NodeSpec spec5;
     spec5.op = op::kComMicrosoftFusedMatMul;
     spec5.inputs = {v1, v2};
@@ -3775,14 +3691,14 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 3 (when @plain_right @div), rules/gelu.yaml:274:9:
+  /// Variant 1 (when @plain_left @div), rules/gelu.yaml:274:9:
   ///   s = s
-  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
-  bool rewrite3() {
+  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
+  bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:275:33", "a")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:275:36", "x")) return false;
+    if (!requireBound(kSlotS, "rules/gelu.yaml:272:11", "s")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:275:33", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:275:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = attrHelper(
         gen::attributeHelper("alpha_over"),
@@ -3803,7 +3719,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
         To::kRef,
         kSlotS,
         "rules/gelu.yaml:274:9",
-        "rules/gelu.yaml:270:11")) return false;
+        "rules/gelu.yaml:272:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
@@ -3814,8 +3730,8 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
     // Build.
     const ValueId v0 = slot(kSlotS);
-    const ValueId v1 = slot(kSlotA);
-    const ValueId v2 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
     NodeSpec spec5;
     spec5.op = op::kComMicrosoftFusedMatMul;
     spec5.inputs = {v1, v2};
@@ -3826,14 +3742,14 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 4 (when @left @mul), rules/gelu.yaml:276:9:
+  /// Variant 2 (when @plain_right @mul), rules/gelu.yaml:276:9:
   ///   s = s
-  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
-  bool rewrite4() {
+  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
+  bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:277:33", "x")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:277:36", "b")) return false;
+    if (!requireBound(kSlotS, "rules/gelu.yaml:272:11", "s")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:277:33", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:277:36", "x")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = attrHelper(
         gen::attributeHelper("alpha_times"),
@@ -3844,209 +3760,23 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
         "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:277:17)");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
-    std::optional<onnx::AttributeProto> a5_1 = captured(
-        0,
-        "transA",
-        "ta",
-        "rules/gelu.yaml:277:45",
-        "rules/gelu.yaml:277:45");
-    if (!a5_1) return false;
-    attrs5.push_back(std::move(*a5_1));
-    std::optional<onnx::AttributeProto> a5_2 = captured(
-        1,
-        "transB",
-        "tb",
-        "rules/gelu.yaml:277:58",
-        "rules/gelu.yaml:277:58");
-    if (!a5_2) return false;
-    attrs5.push_back(std::move(*a5_2));
-    std::optional<onnx::AttributeProto> a5_3 = captured(
-        2,
-        "transBatchA",
-        "tba",
-        "rules/gelu.yaml:277:71",
-        "rules/gelu.yaml:277:71");
-    if (!a5_3) return false;
-    attrs5.push_back(std::move(*a5_3));
-    std::optional<onnx::AttributeProto> a5_4 = captured(
-        3,
-        "transBatchB",
-        "tbb",
-        "rules/gelu.yaml:277:86",
-        "rules/gelu.yaml:277:86");
-    if (!a5_4) return false;
-    attrs5.push_back(std::move(*a5_4));
+    attrs5.push_back(gen::intAttribute("transA", 0));
+    attrs5.push_back(gen::intAttribute("transB", 0));
+    attrs5.push_back(gen::intAttribute("transBatchA", 0));
+    attrs5.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
     if (!replaceable(
         kSlotS,
         To::kRef,
         kSlotS,
         "rules/gelu.yaml:276:9",
-        "rules/gelu.yaml:270:11")) return false;
+        "rules/gelu.yaml:272:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
         "rules/gelu.yaml:276:9",
         "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:277:17)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotS);
-    const ValueId v1 = slot(kSlotX);
-    const ValueId v2 = slot(kSlotB);
-    NodeSpec spec5;
-    spec5.op = op::kComMicrosoftFusedMatMul;
-    spec5.inputs = {v1, v2};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
-  }
-
-  /// Variant 5 (when @left @div), rules/gelu.yaml:276:9:
-  ///   s = s
-  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
-  bool rewrite5() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:277:33", "x")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:277:36", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
-        gen::attributeHelper("alpha_over"),
-        {kSlotY, kSlotC},
-        {"y", "c"},
-        "alpha",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:277:17)",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:277:17)");
-    if (!a5_0) return false;
-    attrs5.push_back(std::move(*a5_0));
-    std::optional<onnx::AttributeProto> a5_1 = captured(
-        0,
-        "transA",
-        "ta",
-        "rules/gelu.yaml:277:45",
-        "rules/gelu.yaml:277:45");
-    if (!a5_1) return false;
-    attrs5.push_back(std::move(*a5_1));
-    std::optional<onnx::AttributeProto> a5_2 = captured(
-        1,
-        "transB",
-        "tb",
-        "rules/gelu.yaml:277:58",
-        "rules/gelu.yaml:277:58");
-    if (!a5_2) return false;
-    attrs5.push_back(std::move(*a5_2));
-    std::optional<onnx::AttributeProto> a5_3 = captured(
-        2,
-        "transBatchA",
-        "tba",
-        "rules/gelu.yaml:277:71",
-        "rules/gelu.yaml:277:71");
-    if (!a5_3) return false;
-    attrs5.push_back(std::move(*a5_3));
-    std::optional<onnx::AttributeProto> a5_4 = captured(
-        3,
-        "transBatchB",
-        "tbb",
-        "rules/gelu.yaml:277:86",
-        "rules/gelu.yaml:277:86");
-    if (!a5_4) return false;
-    attrs5.push_back(std::move(*a5_4));
-    collectMatched();
-    if (!replaceable(
-        kSlotS,
-        To::kRef,
-        kSlotS,
-        "rules/gelu.yaml:276:9",
-        "rules/gelu.yaml:270:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/gelu.yaml:276:9",
-        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:277:17)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotS);
-    const ValueId v1 = slot(kSlotX);
-    const ValueId v2 = slot(kSlotB);
-    NodeSpec spec5;
-    spec5.op = op::kComMicrosoftFusedMatMul;
-    spec5.inputs = {v1, v2};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
-  }
-
-  /// Variant 6 (when @mul), rules/gelu.yaml:278:9:
-  ///   s = s
-  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
-  bool rewrite6() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:278:33", "a")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:278:36", "x")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
-        gen::attributeHelper("alpha_times"),
-        {kSlotY, kSlotC},
-        {"y", "c"},
-        "alpha",
-        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:278:17)",
-        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:278:17)");
-    if (!a5_0) return false;
-    attrs5.push_back(std::move(*a5_0));
-    std::optional<onnx::AttributeProto> a5_1 = captured(
-        0,
-        "transA",
-        "ta",
-        "rules/gelu.yaml:278:45",
-        "rules/gelu.yaml:278:45");
-    if (!a5_1) return false;
-    attrs5.push_back(std::move(*a5_1));
-    std::optional<onnx::AttributeProto> a5_2 = captured(
-        1,
-        "transB",
-        "tb",
-        "rules/gelu.yaml:278:58",
-        "rules/gelu.yaml:278:58");
-    if (!a5_2) return false;
-    attrs5.push_back(std::move(*a5_2));
-    std::optional<onnx::AttributeProto> a5_3 = captured(
-        2,
-        "transBatchA",
-        "tba",
-        "rules/gelu.yaml:278:71",
-        "rules/gelu.yaml:278:71");
-    if (!a5_3) return false;
-    attrs5.push_back(std::move(*a5_3));
-    std::optional<onnx::AttributeProto> a5_4 = captured(
-        3,
-        "transBatchB",
-        "tbb",
-        "rules/gelu.yaml:278:86",
-        "rules/gelu.yaml:278:86");
-    if (!a5_4) return false;
-    attrs5.push_back(std::move(*a5_4));
-    collectMatched();
-    if (!replaceable(
-        kSlotS,
-        To::kRef,
-        kSlotS,
-        "rules/gelu.yaml:278:9",
-        "rules/gelu.yaml:270:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/gelu.yaml:278:9",
-        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:278:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4063,54 +3793,105 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 7 (when @div), rules/gelu.yaml:278:9:
+  /// Variant 3 (when @plain_right @div), rules/gelu.yaml:276:9:
   ///   s = s
-  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
-  bool rewrite7() {
+  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
+  bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:278:33", "a")) return false;
-    if (!requireBound(kSlotX, "rules/gelu.yaml:278:36", "x")) return false;
+    if (!requireBound(kSlotS, "rules/gelu.yaml:272:11", "s")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:277:33", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:277:36", "x")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = attrHelper(
         gen::attributeHelper("alpha_over"),
         {kSlotY, kSlotC},
         {"y", "c"},
         "alpha",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:278:17)",
-        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:278:17)");
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:277:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:277:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    attrs5.push_back(gen::intAttribute("transA", 0));
+    attrs5.push_back(gen::intAttribute("transB", 0));
+    attrs5.push_back(gen::intAttribute("transBatchA", 0));
+    attrs5.push_back(gen::intAttribute("transBatchB", 0));
+    collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:276:9",
+        "rules/gelu.yaml:272:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:276:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:277:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotA);
+    const ValueId v2 = slot(kSlotX);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+
+  /// Variant 4 (when @left @mul), rules/gelu.yaml:278:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  bool rewrite4() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotS, "rules/gelu.yaml:272:11", "s")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:279:33", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:279:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
+        gen::attributeHelper("alpha_times"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
+        "alpha",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:279:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:279:17)");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     std::optional<onnx::AttributeProto> a5_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:278:45",
-        "rules/gelu.yaml:278:45");
+        "rules/gelu.yaml:279:45",
+        "rules/gelu.yaml:279:45");
     if (!a5_1) return false;
     attrs5.push_back(std::move(*a5_1));
     std::optional<onnx::AttributeProto> a5_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:278:58",
-        "rules/gelu.yaml:278:58");
+        "rules/gelu.yaml:279:58",
+        "rules/gelu.yaml:279:58");
     if (!a5_2) return false;
     attrs5.push_back(std::move(*a5_2));
     std::optional<onnx::AttributeProto> a5_3 = captured(
         2,
         "transBatchA",
         "tba",
-        "rules/gelu.yaml:278:71",
-        "rules/gelu.yaml:278:71");
+        "rules/gelu.yaml:279:71",
+        "rules/gelu.yaml:279:71");
     if (!a5_3) return false;
     attrs5.push_back(std::move(*a5_3));
     std::optional<onnx::AttributeProto> a5_4 = captured(
         3,
         "transBatchB",
         "tbb",
-        "rules/gelu.yaml:278:86",
-        "rules/gelu.yaml:278:86");
+        "rules/gelu.yaml:279:86",
+        "rules/gelu.yaml:279:86");
     if (!a5_4) return false;
     attrs5.push_back(std::move(*a5_4));
     collectMatched();
@@ -4119,13 +3900,250 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
         To::kRef,
         kSlotS,
         "rules/gelu.yaml:278:9",
-        "rules/gelu.yaml:270:11")) return false;
+        "rules/gelu.yaml:272:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
         "rules/gelu.yaml:278:9",
-        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:278:17)")) return false;
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:279:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+
+  /// Variant 5 (when @left @div), rules/gelu.yaml:278:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  bool rewrite5() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotS, "rules/gelu.yaml:272:11", "s")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:279:33", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:279:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
+        gen::attributeHelper("alpha_over"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
+        "alpha",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:279:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:279:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    std::optional<onnx::AttributeProto> a5_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:279:45",
+        "rules/gelu.yaml:279:45");
+    if (!a5_1) return false;
+    attrs5.push_back(std::move(*a5_1));
+    std::optional<onnx::AttributeProto> a5_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:279:58",
+        "rules/gelu.yaml:279:58");
+    if (!a5_2) return false;
+    attrs5.push_back(std::move(*a5_2));
+    std::optional<onnx::AttributeProto> a5_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:279:71",
+        "rules/gelu.yaml:279:71");
+    if (!a5_3) return false;
+    attrs5.push_back(std::move(*a5_3));
+    std::optional<onnx::AttributeProto> a5_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:279:86",
+        "rules/gelu.yaml:279:86");
+    if (!a5_4) return false;
+    attrs5.push_back(std::move(*a5_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:278:9",
+        "rules/gelu.yaml:272:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:278:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:279:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+
+  /// Variant 6 (when @mul), rules/gelu.yaml:280:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  bool rewrite6() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotS, "rules/gelu.yaml:272:11", "s")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:280:33", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:280:36", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
+        gen::attributeHelper("alpha_times"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
+        "alpha",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:280:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:280:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    std::optional<onnx::AttributeProto> a5_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:280:45",
+        "rules/gelu.yaml:280:45");
+    if (!a5_1) return false;
+    attrs5.push_back(std::move(*a5_1));
+    std::optional<onnx::AttributeProto> a5_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:280:58",
+        "rules/gelu.yaml:280:58");
+    if (!a5_2) return false;
+    attrs5.push_back(std::move(*a5_2));
+    std::optional<onnx::AttributeProto> a5_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:280:71",
+        "rules/gelu.yaml:280:71");
+    if (!a5_3) return false;
+    attrs5.push_back(std::move(*a5_3));
+    std::optional<onnx::AttributeProto> a5_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:280:86",
+        "rules/gelu.yaml:280:86");
+    if (!a5_4) return false;
+    attrs5.push_back(std::move(*a5_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:280:9",
+        "rules/gelu.yaml:272:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:280:9",
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:280:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotA);
+    const ValueId v2 = slot(kSlotX);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+
+  /// Variant 7 (when @div), rules/gelu.yaml:280:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  bool rewrite7() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotS, "rules/gelu.yaml:272:11", "s")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:280:33", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:280:36", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
+        gen::attributeHelper("alpha_over"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
+        "alpha",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:280:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:280:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    std::optional<onnx::AttributeProto> a5_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:280:45",
+        "rules/gelu.yaml:280:45");
+    if (!a5_1) return false;
+    attrs5.push_back(std::move(*a5_1));
+    std::optional<onnx::AttributeProto> a5_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:280:58",
+        "rules/gelu.yaml:280:58");
+    if (!a5_2) return false;
+    attrs5.push_back(std::move(*a5_2));
+    std::optional<onnx::AttributeProto> a5_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:280:71",
+        "rules/gelu.yaml:280:71");
+    if (!a5_3) return false;
+    attrs5.push_back(std::move(*a5_3));
+    std::optional<onnx::AttributeProto> a5_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:280:86",
+        "rules/gelu.yaml:280:86");
+    if (!a5_4) return false;
+    attrs5.push_back(std::move(*a5_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:280:9",
+        "rules/gelu.yaml:272:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:280:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:280:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4152,7 +4170,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
             root,
             19,
             {"ort"},
-            "rules/gelu.yaml:259:5",
+            "rules/gelu.yaml:261:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -4174,7 +4192,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:283
+// Generated from: rules/gelu.yaml:285
 // fused_matmul_transpose (priority 17): A FusedMatMul reading a Transpose it can undo on an untransposed side, with that Transpose folded in.
 //===----------------------------------------------------------------------===//
 
@@ -4182,7 +4200,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmulTranspose() {
   static const gen::RuleSpec spec = {
     "fused_matmul_transpose",
-    "rules/gelu.yaml:283:5",
+    "rules/gelu.yaml:285:5",
     6,  // root expr
     // slots
     {"a", "ta", "b", "tb", "y"},
@@ -4191,47 +4209,47 @@ const gen::RuleSpec& specFusedMatmulTranspose() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:287:31", 0},
+      {"a", "rules/gelu.yaml:289:31", 0},
       // 1: Transpose(a)
-      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:287:12)", 1,
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:289:12)", 1,
        1},
       // 2: b
-      {"b", "rules/gelu.yaml:288:31", 2},
+      {"b", "rules/gelu.yaml:290:31", 2},
       // 3: Transpose(b)
-      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:288:12)", 3,
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:290:12)", 3,
        1},
       // 4: com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0, transB=capture(t), transBatchB=capture(tt))
-      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:289:13", gen::kNoSlot, 2,
-       {{"alpha", "rules/gelu.yaml:289:46", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
+      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:291:13", gen::kNoSlot, 2,
+       {{"alpha", "rules/gelu.yaml:291:46", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
          0.0, 0.0, 0, "al"},
-        {"transA", "rules/gelu.yaml:289:65", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/gelu.yaml:291:65", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transBatchA", "rules/gelu.yaml:289:75", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transBatchA", "rules/gelu.yaml:291:75", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/gelu.yaml:290:39", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:292:39", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "t"},
-        {"transBatchB", "rules/gelu.yaml:290:58", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchB", "rules/gelu.yaml:292:58", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tt"}}},
       // 5: com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0)
-      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:291:15", gen::kNoSlot, 2,
-       {{"alpha", "rules/gelu.yaml:291:48", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
+      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:293:15", gen::kNoSlot, 2,
+       {{"alpha", "rules/gelu.yaml:293:48", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
          0.0, 0.0, 0, "al"},
-        {"transA", "rules/gelu.yaml:291:67", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transA", "rules/gelu.yaml:293:67", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "t"},
-        {"transBatchA", "rules/gelu.yaml:292:41", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchA", "rules/gelu.yaml:294:41", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tt"},
-        {"transB", "rules/gelu.yaml:292:66", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/gelu.yaml:294:66", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transBatchB", "rules/gelu.yaml:292:76", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transBatchB", "rules/gelu.yaml:294:76", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0, transB=capture(t), transBatchB=capture(tt)) | com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0)
-      {"y", "rules/gelu.yaml:291:13", 4},
+      {"y", "rules/gelu.yaml:293:13", 4},
     },
     // constraints
-    {{Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:287:12)",
+    {{Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:289:12)",
       "ta", gen::kNoSlot, {"ta"}, {1}, "folds_into_fused_matmul",
       gen::nativePredicate("folds_into_fused_matmul"), 1},
-     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:288:12)",
+     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:290:12)",
       "tb", gen::kNoSlot, {"tb"}, {3}, "folds_into_fused_matmul",
       gen::nativePredicate("folds_into_fused_matmul"), 3}},
     // rewrite variants
@@ -4294,7 +4312,7 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
   // matchA, matchTa, matchB, matchTb.
 
   /// com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0,
-  /// transB=capture(t), transBatchB=capture(tt))  (rules/gelu.yaml:289:13)
+  /// transB=capture(t), transBatchB=capture(tt))  (rules/gelu.yaml:291:13)
   bool matchFusedMatMul4(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul4)) return same(kFusedMatMul4, v) && k();
     if (!bind(kFusedMatMul4, v)) return false;
@@ -4304,7 +4322,7 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
   }
 
   /// com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t),
-  /// transBatchA=capture(tt), transB=0, transBatchB=0)  (rules/gelu.yaml:291:15)
+  /// transBatchA=capture(tt), transB=0, transBatchB=0)  (rules/gelu.yaml:293:15)
   bool matchFusedMatMul5(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul5)) return same(kFusedMatMul5, v) && k();
     if (!bind(kFusedMatMul5, v)) return false;
@@ -4316,7 +4334,7 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
   /// y = com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0,
   /// transB=capture(t), transBatchB=capture(tt)) | com.microsoft.FusedMatMul(a, tb,
   /// alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0) 
-  /// (rules/gelu.yaml:291:13)
+  /// (rules/gelu.yaml:293:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4330,19 +4348,19 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
 
   // ---- Rewrite
 
-  /// Variant 0 (when @a), rules/gelu.yaml:294:9:
+  /// Variant 0 (when @a), rules/gelu.yaml:296:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=attr(al), transA=helper(fused_trans), transB=attr(t), transBatchA=helper(fused_trans_batch), transBatchB=attr(tt))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:296:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:296:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:298:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:298:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 = captured(
         0,
         "alpha",
         "al",
-        "rules/gelu.yaml:296:47",
-        "rules/gelu.yaml:296:47");
+        "rules/gelu.yaml:298:47",
+        "rules/gelu.yaml:298:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::optional<onnx::AttributeProto> a2_1 = attrHelper(
@@ -4350,16 +4368,16 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         {kSlotTa},
         {"ta"},
         "transA",
-        "rules/gelu.yaml:296:63",
-        "rules/gelu.yaml:296:63");
+        "rules/gelu.yaml:298:63",
+        "rules/gelu.yaml:298:63");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 = captured(
         1,
         "transB",
         "t",
-        "rules/gelu.yaml:297:41",
-        "rules/gelu.yaml:297:41");
+        "rules/gelu.yaml:299:41",
+        "rules/gelu.yaml:299:41");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     std::optional<onnx::AttributeProto> a2_3 = attrHelper(
@@ -4367,16 +4385,16 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         {kSlotTa},
         {"ta"},
         "transBatchA",
-        "rules/gelu.yaml:297:57",
-        "rules/gelu.yaml:297:57");
+        "rules/gelu.yaml:299:57",
+        "rules/gelu.yaml:299:57");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
     std::optional<onnx::AttributeProto> a2_4 = captured(
         2,
         "transBatchB",
         "tt",
-        "rules/gelu.yaml:298:41",
-        "rules/gelu.yaml:298:41");
+        "rules/gelu.yaml:300:41",
+        "rules/gelu.yaml:300:41");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
@@ -4384,8 +4402,8 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:294:9",
-        "rules/gelu.yaml:296:15")) return false;
+        "rules/gelu.yaml:296:9",
+        "rules/gelu.yaml:298:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4401,27 +4419,27 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1, rules/gelu.yaml:299:9:
+  /// Variant 1, rules/gelu.yaml:301:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=attr(al), transA=attr(t), transB=helper(fused_trans), transBatchA=attr(tt), transBatchB=helper(fused_trans_batch))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:300:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:300:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:302:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:302:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 = captured(
         0,
         "alpha",
         "al",
-        "rules/gelu.yaml:300:47",
-        "rules/gelu.yaml:300:47");
+        "rules/gelu.yaml:302:47",
+        "rules/gelu.yaml:302:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::optional<onnx::AttributeProto> a2_1 = captured(
         1,
         "transA",
         "t",
-        "rules/gelu.yaml:300:63",
-        "rules/gelu.yaml:300:63");
+        "rules/gelu.yaml:302:63",
+        "rules/gelu.yaml:302:63");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 = attrHelper(
@@ -4429,16 +4447,16 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         {kSlotTb},
         {"tb"},
         "transB",
-        "rules/gelu.yaml:301:41",
-        "rules/gelu.yaml:301:41");
+        "rules/gelu.yaml:303:41",
+        "rules/gelu.yaml:303:41");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     std::optional<onnx::AttributeProto> a2_3 = captured(
         2,
         "transBatchA",
         "tt",
-        "rules/gelu.yaml:301:73",
-        "rules/gelu.yaml:301:73");
+        "rules/gelu.yaml:303:73",
+        "rules/gelu.yaml:303:73");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
     std::optional<onnx::AttributeProto> a2_4 = attrHelper(
@@ -4446,8 +4464,8 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         {kSlotTb},
         {"tb"},
         "transBatchB",
-        "rules/gelu.yaml:302:41",
-        "rules/gelu.yaml:302:41");
+        "rules/gelu.yaml:304:41",
+        "rules/gelu.yaml:304:41");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
@@ -4455,8 +4473,8 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:299:9",
-        "rules/gelu.yaml:300:15")) return false;
+        "rules/gelu.yaml:301:9",
+        "rules/gelu.yaml:302:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4482,7 +4500,7 @@ class FusedMatmulTransposeRule : public RewritePattern {
             root,
             17,
             {"ort"},
-            "rules/gelu.yaml:283:5",
+            "rules/gelu.yaml:285:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 

@@ -61,31 +61,36 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/layer_norm.yaml: layer_norm 45:32, layer_norm_fp16 59:37, layer_norm_no_bias 72:32,
-  /// layer_norm_no_affine 84:32)
+  /// (rules/layer_norm.yaml: layer_norm 58:32, layer_norm_fp16 74:38, layer_norm_to_fp16 89:32,
+  /// layer_norm_no_bias 106:32, layer_norm_no_affine 118:32)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// scale
-  /// (rules/layer_norm.yaml: layer_norm 46:22, layer_norm_fp16 60:35, layer_norm_no_bias 73:18)
+  /// (rules/layer_norm.yaml: layer_norm 59:22, layer_norm_fp16 48:35 (in half_affine at
+  /// rules/layer_norm.yaml:75:24), layer_norm_to_fp16 48:35 (in half_affine at
+  /// rules/layer_norm.yaml:90:24), layer_norm_no_bias 107:18)
   bool matchScale(ValueId v, gen::Next k) {
     if (seen(Ids::kScale)) return same(Ids::kScale, v) && k();
     return bind(Ids::kScale, v) && k();
   }
 
   /// bias
-  /// (rules/layer_norm.yaml: layer_norm 46:30, layer_norm_fp16 60:43)
+  /// (rules/layer_norm.yaml: layer_norm 59:30, layer_norm_fp16 48:43 (in half_affine at
+  /// rules/layer_norm.yaml:75:24), layer_norm_to_fp16 48:43 (in half_affine at
+  /// rules/layer_norm.yaml:90:24))
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
     return bind(Ids::kBias, v) && k();
   }
 
   /// layer_norm_core.1.mean = ReduceMean(x, axes=[-1], keepdims=1)
-  /// (rules/layer_norm.yaml: layer_norm 31:14 (in layer_norm_core at rules/layer_norm.yaml:45:16),
-  /// layer_norm_no_bias 31:14 (in layer_norm_core at rules/layer_norm.yaml:72:16),
-  /// layer_norm_no_affine 31:14 (in layer_norm_core at rules/layer_norm.yaml:84:16))
+  /// (rules/layer_norm.yaml: layer_norm 35:14 (in layer_norm_core at rules/layer_norm.yaml:58:16),
+  /// layer_norm_to_fp16 35:14 (in layer_norm_core at rules/layer_norm.yaml:89:16),
+  /// layer_norm_no_bias 35:14 (in layer_norm_core at rules/layer_norm.yaml:106:16),
+  /// layer_norm_no_affine 35:14 (in layer_norm_core at rules/layer_norm.yaml:118:16))
   bool matchLayerNormCore1Mean(ValueId v, gen::Next k) {
     if (seen(Ids::kLayerNormCore1Mean)) return same(Ids::kLayerNormCore1Mean, v) && k();
     if (!bind(Ids::kLayerNormCore1Mean, v)) return false;
@@ -94,43 +99,145 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
     return matchX(input(n, 0), k);
   }
 
-  /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean)
-  /// (rules/layer_norm.yaml: layer_norm 32:14 (in layer_norm_core at rules/layer_norm.yaml:45:16),
-  /// layer_norm_no_bias 32:14 (in layer_norm_core at rules/layer_norm.yaml:72:16),
-  /// layer_norm_no_affine 32:14 (in layer_norm_core at rules/layer_norm.yaml:84:16))
-  bool matchLayerNormCore1D(ValueId v, gen::Next k) {
-    if (seen(Ids::kLayerNormCore1D)) return same(Ids::kLayerNormCore1D, v) && k();
-    if (!bind(Ids::kLayerNormCore1D, v)) return false;
-    const NodeId n = node(Ids::kLayerNormCore1D, v, op::kSub);
-    if (n == kNoId || !attrs(Ids::kLayerNormCore1D, n, v)) return false;
+  /// Sub(x, layer_norm_core.1.mean)
+  /// (rules/layer_norm.yaml: layer_norm 36:14 (in layer_norm_core at rules/layer_norm.yaml:58:16),
+  /// layer_norm_no_affine 37:14 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchSub7(ValueId v, gen::Next k) {
+    if (seen(Ids::kSub7)) return same(Ids::kSub7, v) && k();
+    if (!bind(Ids::kSub7, v)) return false;
+    const NodeId n = node(Ids::kSub7, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kSub7, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean)
-  /// (rules/layer_norm.yaml: layer_norm 33:14 (in layer_norm_core at rules/layer_norm.yaml:45:16),
-  /// layer_norm_no_bias 33:14 (in layer_norm_core at rules/layer_norm.yaml:72:16),
-  /// layer_norm_no_affine 33:14 (in layer_norm_core at rules/layer_norm.yaml:84:16))
-  bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
-    if (seen(Ids::kLayerNormCore1D2)) return same(Ids::kLayerNormCore1D2, v) && k();
-    if (!bind(Ids::kLayerNormCore1D2, v)) return false;
-    const NodeId n = node(Ids::kLayerNormCore1D2, v, op::kSub);
-    if (n == kNoId || !attrs(Ids::kLayerNormCore1D2, n, v)) return false;
+  /// Sub(x, layer_norm_core.1.mean)
+  /// (rules/layer_norm.yaml: layer_norm 36:34 (in layer_norm_core at rules/layer_norm.yaml:58:16),
+  /// layer_norm_to_fp16 37:14 (in layer_norm_core at rules/layer_norm.yaml:89:16),
+  /// layer_norm_no_affine 37:34 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchSub8(ValueId v, gen::Next k) {
+    if (seen(Ids::kSub8)) return same(Ids::kSub8, v) && k();
+    if (!bind(Ids::kSub8, v)) return false;
+    const NodeId n = node(Ids::kSub8, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kSub8, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)
+  /// (rules/layer_norm.yaml: layer_norm 36:29 (in layer_norm_core at rules/layer_norm.yaml:58:16),
+  /// layer_norm_no_affine 37:29 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchCast9(ValueId v, gen::Next k) {
+    if (seen(Ids::kCast9)) return same(Ids::kCast9, v) && k();
+    if (!bind(Ids::kCast9, v)) return false;
+    const NodeId n = node(Ids::kCast9, v, op::kCast);
+    if (n == kNoId || !attrs(Ids::kCast9, n, v)) return false;
+    return matchSub8(input(n, 0), k);
   }
 
   /// eps
-  /// (rules/layer_norm.yaml: layer_norm 35:28 (in layer_norm_core at rules/layer_norm.yaml:45:16),
-  /// layer_norm_fp16 35:28 (in layer_norm_core at rules/layer_norm.yaml:59:16), layer_norm_no_bias
-  /// 35:28 (in layer_norm_core at rules/layer_norm.yaml:72:16), layer_norm_no_affine 35:28 (in
-  /// layer_norm_core at rules/layer_norm.yaml:84:16))
+  /// (rules/layer_norm.yaml: layer_norm 39:28 (in layer_norm_core at rules/layer_norm.yaml:58:16),
+  /// layer_norm_fp16 39:28 (in layer_norm_core at rules/layer_norm.yaml:74:16), layer_norm_to_fp16
+  /// 39:28 (in layer_norm_core at rules/layer_norm.yaml:89:16), layer_norm_no_bias 39:28 (in
+  /// layer_norm_core at rules/layer_norm.yaml:106:16), layer_norm_no_affine 39:28 (in
+  /// layer_norm_core at rules/layer_norm.yaml:118:16))
   bool matchEps(ValueId v, gen::Next k) {
     if (seen(Ids::kEps)) return same(Ids::kEps, v) && k();
     return bind(Ids::kEps, v) && k();
   }
+
+  /// 2.0
+  /// (rules/layer_norm.yaml: layer_norm_fp16 38:32 (in layer_norm_core at
+  /// rules/layer_norm.yaml:74:16), layer_norm_to_fp16 38:43 (in layer_norm_core at
+  /// rules/layer_norm.yaml:89:16), layer_norm_no_bias 38:32 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
+  bool matchConstant13(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant13)) return same(Ids::kConstant13, v) && k();
+    return bind(Ids::kConstant13, v) && constant(Ids::kConstant13, v) && k();
+  }
+
+  /// 2.0
+  /// (rules/layer_norm.yaml: layer_norm_fp16 38:43 (in layer_norm_core at
+  /// rules/layer_norm.yaml:74:16), layer_norm_no_bias 38:43 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
+  bool matchConstant14(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant14)) return same(Ids::kConstant14, v) && k();
+    return bind(Ids::kConstant14, v) && constant(Ids::kConstant14, v) && k();
+  }
+
+  /// Cast(2.0)
+  /// (rules/layer_norm.yaml: layer_norm_fp16 38:38 (in layer_norm_core at
+  /// rules/layer_norm.yaml:74:16), layer_norm_no_bias 38:38 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
+  bool matchCast15(ValueId v, gen::Next k) {
+    if (seen(Ids::kCast15)) return same(Ids::kCast15, v) && k();
+    if (!bind(Ids::kCast15, v)) return false;
+    const NodeId n = node(Ids::kCast15, v, op::kCast);
+    if (n == kNoId || !attrs(Ids::kCast15, n, v)) return false;
+    return matchConstant14(input(n, 0), k);
+  }
+
+  /// 2.0 | Cast(2.0)
+  /// (rules/layer_norm.yaml: layer_norm_fp16 38:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:74:16), layer_norm_no_bias 38:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
+  bool matchAnyOf16(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf16)) return same(Ids::kAnyOf16, v) && k();
+    if (!bind(Ids::kAnyOf16, v)) return false;
+    const uint32_t m = mark();
+    if (choose(Ids::kAnyOf16, 0) && matchConstant13(v, k)) return true;
+    undo(m);
+    if (choose(Ids::kAnyOf16, 1) && matchCast15(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Sub(x, layer_norm_core.1.mean)
+  /// (rules/layer_norm.yaml: layer_norm_to_fp16 36:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:89:16), layer_norm_no_affine 36:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:118:16))
+  bool matchSub4(ValueId v, gen::Next k) {
+    if (seen(Ids::kSub4)) return same(Ids::kSub4, v) && k();
+    if (!bind(Ids::kSub4, v)) return false;
+    const NodeId n = node(Ids::kSub4, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kSub4, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Sub(x, layer_norm_core.1.mean)
+  /// (rules/layer_norm.yaml: layer_norm_to_fp16 36:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:89:16), layer_norm_no_bias 36:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
+  bool matchSub5(ValueId v, gen::Next k) {
+    if (seen(Ids::kSub5)) return same(Ids::kSub5, v) && k();
+    if (!bind(Ids::kSub5, v)) return false;
+    const NodeId n = node(Ids::kSub5, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kSub5, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Sub(x, layer_norm_core.1.mean)
+  /// (rules/layer_norm.yaml: layer_norm_to_fp16 37:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:89:16), layer_norm_no_bias 37:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
+  bool matchSub9(ValueId v, gen::Next k) {
+    if (seen(Ids::kSub9)) return same(Ids::kSub9, v) && k();
+    if (!bind(Ids::kSub9, v)) return false;
+    const NodeId n = node(Ids::kSub9, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kSub9, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// 2.0
+  /// (rules/layer_norm.yaml: layer_norm_to_fp16 38:32 (in layer_norm_core at
+  /// rules/layer_norm.yaml:89:16), layer_norm_no_affine 38:43 (in layer_norm_core at
+  /// rules/layer_norm.yaml:118:16))
+  bool matchConstant12(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
+    return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
+  }
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:41
+// Generated from: rules/layer_norm.yaml:54
 // layer_norm (priority 130): Full LayerNorm with scale and bias.
 //===----------------------------------------------------------------------===//
 
@@ -138,7 +245,7 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specLayerNorm() {
   static const gen::RuleSpec spec = {
     "layer_norm",
-    "rules/layer_norm.yaml:41:5",
+    "rules/layer_norm.yaml:54:5",
     5,  // root expr
     // slots
     {"x", "n", "scale", "bias", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
@@ -148,94 +255,116 @@ const gen::RuleSpec& specLayerNorm() {
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:45:32", 0},
+      {"x", "rules/layer_norm.yaml:58:32", 0},
       // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 1},
+      {"n", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 1},
       // 2: scale
-      {"scale", "rules/layer_norm.yaml:46:22", 2},
+      {"scale", "rules/layer_norm.yaml:59:22", 2},
       // 3: Mul(n, scale)
-      {"Mul", "rules/layer_norm.yaml:46:15", gen::kNoSlot, 2},
+      {"Mul", "rules/layer_norm.yaml:59:15", gen::kNoSlot, 2},
       // 4: bias
-      {"bias", "rules/layer_norm.yaml:46:30", 3},
+      {"bias", "rules/layer_norm.yaml:59:30", 3},
       // 5: Add(Mul(n, scale), bias)
-      {"Add", "rules/layer_norm.yaml:46:11", 4, 2},
+      {"Add", "rules/layer_norm.yaml:59:11", 4, 2},
       // 6: ReduceMean(x, axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 5, 1,
-       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 5, 1,
+       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 7: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 6,
-       2},
+      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 2},
       // 8: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 7,
-       2},
-      // 9: 2.0
+      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 2},
+      // 9: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 10: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d",
+       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 6},
+      // 11: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 2},
+      // 12: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 2},
+      // 13: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 14: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d2",
+       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 7},
+      // 15: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 10: 2.0
+      // 16: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 11: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+      // 17: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        gen::kNoSlot, 1},
-      // 12: 2.0 | Cast(2.0)
+      // 18: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:45:16)"},
-      // 13: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:58:16)"},
+      // 19: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        gen::kNoSlot, 2},
-      // 14: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+      // 20: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        gen::kNoSlot, 2},
-      // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      // 21: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:45:16)"},
-      // 16: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:58:16)"},
+      // 22: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 8, 1,
-       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 8, 1,
+       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 17: eps
-      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 9},
-      // 18: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+      // 23: eps
+      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 9},
+      // 24: Add(layer_norm_core.1.var, eps)
+      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        gen::kNoSlot, 2},
-      // 19: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+      // 25: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        10, 1},
-      // 20: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+      // 26: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        gen::kNoSlot, 2},
-      // 21: Reciprocal(layer_norm_core.1.std)
+      // 27: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        gen::kNoSlot, 1},
-      // 22: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+      // 28: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kRank, "rules/layer_norm.yaml:48:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/layer_norm.yaml:61:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {1}},
-     {Check::kNative, "rules/layer_norm.yaml:48:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+     {Check::kNative, "rules/layer_norm.yaml:61:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kRank, "rules/layer_norm.yaml:49:16", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/layer_norm.yaml:62:16", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {1}},
-     {Check::kNative, "rules/layer_norm.yaml:49:25", "bias", gen::kNoSlot, {"bias", "x"}, {3, 0},
+     {Check::kNative, "rules/layer_norm.yaml:62:25", "bias", gen::kNoSlot, {"bias", "x"}, {3, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kNative, "rules/layer_norm.yaml:50:16", "x", gen::kNoSlot, {"x", "scale", "bias"},
+     {Check::kNative, "rules/layer_norm.yaml:63:16", "x", gen::kNoSlot, {"x", "scale", "bias"},
       {0, 2, 3}, "same_elem_type", gen::nativePredicate("same_elem_type")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", "eps", 9,
+      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", "eps", 9,
       {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
@@ -253,22 +382,28 @@ struct LayerNormIds {
     kBias = 4,
     kY = 5,
     kLayerNormCore1Mean = 6,
-    kLayerNormCore1D = 7,
-    kLayerNormCore1D2 = 8,
-    kConstant9 = 9,
-    kConstant10 = 10,
-    kCast = 11,
-    kAnyOf12 = 12,
-    kPow = 13,
-    kMul14 = 14,
-    kAnyOf15 = 15,
-    kLayerNormCore1Var = 16,
-    kEps = 17,
-    kAdd = 18,
-    kLayerNormCore1Std = 19,
-    kDiv = 20,
-    kReciprocal = 21,
-    kMul22 = 22,
+    kSub7 = 7,
+    kSub8 = 8,
+    kCast9 = 9,
+    kLayerNormCore1D = 10,
+    kSub11 = 11,
+    kSub12 = 12,
+    kCast13 = 13,
+    kLayerNormCore1D2 = 14,
+    kConstant15 = 15,
+    kConstant16 = 16,
+    kCast17 = 17,
+    kAnyOf18 = 18,
+    kPow = 19,
+    kMul20 = 20,
+    kAnyOf21 = 21,
+    kLayerNormCore1Var = 22,
+    kEps = 23,
+    kAdd = 24,
+    kLayerNormCore1Std = 25,
+    kDiv = 26,
+    kReciprocal = 27,
+    kMul28 = 28,
   };
 };
 
@@ -310,24 +445,24 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
   // ---- Match
 
   // From LayerNormSharedMatch (the same in other rules of this file):
-  // matchX, matchScale, matchBias, matchLayerNormCore1Mean, matchLayerNormCore1D,
-  // matchLayerNormCore1D2, matchEps.
+  // matchX, matchScale, matchBias, matchLayerNormCore1Mean, matchSub7, matchSub8, matchCast9,
+  // matchEps.
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:45:16))
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
   bool matchN(ValueId v, gen::Next k) {
     if (seen(kN)) return same(kN, v) && k();
     if (!bind(kN, v)) return false;
     const uint32_t m = mark();
     if (choose(kN, 0) && matchDiv(v, k)) return true;
     undo(m);
-    if (choose(kN, 1) && matchMul22(v, k)) return true;
+    if (choose(kN, 1) && matchMul28(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Mul(n, scale)  (rules/layer_norm.yaml:46:15)
+  /// Mul(n, scale)  (rules/layer_norm.yaml:59:15)
   bool matchMul3(ValueId v, gen::Next k) {
     if (seen(kMul3)) return same(kMul3, v) && k();
     if (!bind(kMul3, v)) return false;
@@ -341,7 +476,7 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     return matchN(in1, [&] { return matchScale(in0, k); });
   }
 
-  /// y = Add(Mul(n, scale), bias)  (rules/layer_norm.yaml:46:11)
+  /// y = Add(Mul(n, scale), bias)  (rules/layer_norm.yaml:59:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -355,57 +490,113 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     return matchMul3(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:45:16))
-  bool matchConstant9(ValueId v, gen::Next k) {
-    if (seen(kConstant9)) return same(kConstant9, v) && k();
-    return bind(kConstant9, v) && constant(kConstant9, v) && k();
-  }
-
-  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:45:16))
-  bool matchConstant10(ValueId v, gen::Next k) {
-    if (seen(kConstant10)) return same(kConstant10, v) && k();
-    return bind(kConstant10, v) && constant(kConstant10, v) && k();
-  }
-
-  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:45:16))
-  bool matchCast(ValueId v, gen::Next k) {
-    if (seen(kCast)) return same(kCast, v) && k();
-    if (!bind(kCast, v)) return false;
-    const NodeId n = node(kCast, v, op::kCast);
-    if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchConstant10(input(n, 0), k);
-  }
-
-  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:45:16))
-  bool matchAnyOf12(ValueId v, gen::Next k) {
-    if (seen(kAnyOf12)) return same(kAnyOf12, v) && k();
-    if (!bind(kAnyOf12, v)) return false;
+  /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
+  /// to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchLayerNormCore1D(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
+    if (!bind(kLayerNormCore1D, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf12, 0) && matchConstant9(v, k)) return true;
+    if (choose(kLayerNormCore1D, 0) && matchSub7(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf12, 1) && matchCast(v, k)) return true;
+    if (choose(kLayerNormCore1D, 1) && matchCast9(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:45:16))
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
+  bool matchSub11(ValueId v, gen::Next k) {
+    if (seen(kSub11)) return same(kSub11, v) && k();
+    if (!bind(kSub11, v)) return false;
+    const NodeId n = node(kSub11, v, op::kSub);
+    if (n == kNoId || !attrs(kSub11, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
+  bool matchSub12(ValueId v, gen::Next k) {
+    if (seen(kSub12)) return same(kSub12, v) && k();
+    if (!bind(kSub12, v)) return false;
+    const NodeId n = node(kSub12, v, op::kSub);
+    if (n == kNoId || !attrs(kSub12, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:58:16))
+  bool matchCast13(ValueId v, gen::Next k) {
+    if (seen(kCast13)) return same(kCast13, v) && k();
+    if (!bind(kCast13, v)) return false;
+    const NodeId n = node(kCast13, v, op::kCast);
+    if (n == kNoId || !attrs(kCast13, n, v)) return false;
+    return matchSub12(input(n, 0), k);
+  }
+
+  /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
+  /// to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
+    if (!bind(kLayerNormCore1D2, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kLayerNormCore1D2, 0) && matchSub11(v, k)) return true;
+    undo(m);
+    if (choose(kLayerNormCore1D2, 1) && matchCast13(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchConstant15(ValueId v, gen::Next k) {
+    if (seen(kConstant15)) return same(kConstant15, v) && k();
+    return bind(kConstant15, v) && constant(kConstant15, v) && k();
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchConstant16(ValueId v, gen::Next k) {
+    if (seen(kConstant16)) return same(kConstant16, v) && k();
+    return bind(kConstant16, v) && constant(kConstant16, v) && k();
+  }
+
+  /// Cast(2.0)  (rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchCast17(ValueId v, gen::Next k) {
+    if (seen(kCast17)) return same(kCast17, v) && k();
+    if (!bind(kCast17, v)) return false;
+    const NodeId n = node(kCast17, v, op::kCast);
+    if (n == kNoId || !attrs(kCast17, n, v)) return false;
+    return matchConstant16(input(n, 0), k);
+  }
+
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:38:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
+  bool matchAnyOf18(ValueId v, gen::Next k) {
+    if (seen(kAnyOf18)) return same(kAnyOf18, v) && k();
+    if (!bind(kAnyOf18, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf18, 0) && matchConstant15(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf18, 1) && matchCast17(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:58:16))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
     const NodeId n = node(kPow, v, op::kPow);
     if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf12(input(n, 1), k); });
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf18(input(n, 1), k); });
   }
 
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:45:16))
-  bool matchMul14(ValueId v, gen::Next k) {
-    if (seen(kMul14)) return same(kMul14, v) && k();
-    if (!bind(kMul14, v)) return false;
-    const NodeId n = node(kMul14, v, op::kMul);
-    if (n == kNoId || !attrs(kMul14, n, v)) return false;
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchMul20(ValueId v, gen::Next k) {
+    if (seen(kMul20)) return same(kMul20, v) && k();
+    if (!bind(kMul20, v)) return false;
+    const NodeId n = node(kMul20, v, op::kMul);
+    if (n == kNoId || !attrs(kMul20, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
@@ -415,31 +606,31 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:45:16))
-  bool matchAnyOf15(ValueId v, gen::Next k) {
-    if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
-    if (!bind(kAnyOf15, v)) return false;
+  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchAnyOf21(ValueId v, gen::Next k) {
+    if (seen(kAnyOf21)) return same(kAnyOf21, v) && k();
+    if (!bind(kAnyOf21, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf15, 0) && matchPow(v, k)) return true;
+    if (choose(kAnyOf21, 0) && matchPow(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf15, 1) && matchMul14(v, k)) return true;
+    if (choose(kAnyOf21, 1) && matchMul20(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:45:16))
+  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
     const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
     if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
-    return matchAnyOf15(input(n, 0), k);
+    return matchAnyOf21(input(n, 0), k);
   }
 
-  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:45:16))
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -453,8 +644,8 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:45:16))
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:58:16))
   bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
     if (!bind(kLayerNormCore1Std, v)) return false;
@@ -463,8 +654,8 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     return matchAdd(input(n, 0), k);
   }
 
-  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:45:16))
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:58:16))
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -475,8 +666,8 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     });
   }
 
-  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:45:16))
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -485,13 +676,13 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     return matchLayerNormCore1Std(input(n, 0), k);
   }
 
-  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:45:16))
-  bool matchMul22(ValueId v, gen::Next k) {
-    if (seen(kMul22)) return same(kMul22, v) && k();
-    if (!bind(kMul22, v)) return false;
-    const NodeId n = node(kMul22, v, op::kMul);
-    if (n == kNoId || !attrs(kMul22, n, v)) return false;
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchMul28(ValueId v, gen::Next k) {
+    if (seen(kMul28)) return same(kMul28, v) && k();
+    if (!bind(kMul28, v)) return false;
+    const NodeId n = node(kMul28, v, op::kMul);
+    if (n == kNoId || !attrs(kMul28, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
@@ -502,21 +693,21 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:51:5:
+  /// Variant 0, rules/layer_norm.yaml:64:5:
   ///   y = LayerNormalization(x, scale, bias, axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:52:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:52:33", "scale")) return false;
-    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:52:40", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:65:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:65:33", "scale")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:65:40", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:52:55",
-        "rules/layer_norm.yaml:52:55");
+        "rules/layer_norm.yaml:65:55",
+        "rules/layer_norm.yaml:65:55");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     collectMatched();
@@ -524,8 +715,8 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:51:5",
-        "rules/layer_norm.yaml:52:11")) return false;
+        "rules/layer_norm.yaml:64:5",
+        "rules/layer_norm.yaml:65:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -552,7 +743,7 @@ class LayerNormRule : public RewritePattern {
             root,
             130,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:41:5",
+            "rules/layer_norm.yaml:54:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -574,123 +765,150 @@ class LayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:55
-// layer_norm_fp16 (priority 129): LayerNorm of an fp16 model, statistics computed in float between two Casts.
+// Generated from: rules/layer_norm.yaml:68
+// layer_norm_fp16 (priority 129): LayerNorm of an fp16 model with its statistics in float: between two Casts, or with the mean and x - mean in fp16 and x - mean cast to float (torch autocast).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule layer_norm_fp16 for the shared checks and messages.
 const gen::RuleSpec& specLayerNormFp16() {
   static const gen::RuleSpec spec = {
     "layer_norm_fp16",
-    "rules/layer_norm.yaml:55:5",
-    7,  // root expr
+    "rules/layer_norm.yaml:68:5",
+    3,  // root expr
     // slots
-    {"x", "n", "scale", "bias", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
-     "layer_norm_core.1.d2", "layer_norm_core.1.var", "eps", "layer_norm_core.1.std"},
+    {"x", "n", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
+     "layer_norm_core.1.var", "eps", "layer_norm_core.1.std", "scale", "bias"},
     0,  // attribute captures
     0,  // shape symbols
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:59:37", 0},
-      // 1: Cast(x, to=1)
-      {"Cast", "rules/layer_norm.yaml:59:32", gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:59:40", Attr::kEquals, {gen::intLiteral(1)}}}},
+      {"x", "rules/layer_norm.yaml:74:38", 0},
+      // 1: Cast?(x, to=1)
+      {"Cast", "rules/layer_norm.yaml:74:32", gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:74:41", Attr::kEquals, {gen::intLiteral(1)}}}},
       // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 1},
-      // 3: Cast(n, to=10)
-      {"Cast", "rules/layer_norm.yaml:60:19", gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:60:27", Attr::kEquals, {gen::intLiteral(10)}}}},
-      // 4: scale
-      {"scale", "rules/layer_norm.yaml:60:35", 2},
-      // 5: Mul(Cast(n, to=10), scale)
-      {"Mul", "rules/layer_norm.yaml:60:15", gen::kNoSlot, 2},
-      // 6: bias
-      {"bias", "rules/layer_norm.yaml:60:43", 3},
-      // 7: Add(Mul(Cast(n, to=10), scale), bias)
-      {"Add", "rules/layer_norm.yaml:60:11", 4, 2},
-      // 8: ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1)
+      {"n", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 1},
+      // 3: Add(Mul(Cast(n, to=10), scale), bias)
+      {"Add", "rules/layer_norm.yaml:48:11 (in half_affine at rules/layer_norm.yaml:75:24)", 2, 2},
+      // 4: ReduceMean(Cast?(x, to=1), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 5, 1,
-       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 3, 1,
+       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 9: Sub(Cast(x, to=1), layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 6,
-       2},
-      // 10: Sub(Cast(x, to=1), layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 7,
-       2},
-      // 11: 2.0
+      // 5: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       gen::kNoSlot, 2},
+      // 6: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       gen::kNoSlot, 2},
+      // 7: Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 8: Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...), layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d",
+       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 4},
+      // 9: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       gen::kNoSlot, 2},
+      // 10: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       gen::kNoSlot, 2},
+      // 11: Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 12: Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...), layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d2",
+       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 5},
+      // 13: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 12: 2.0
+      // 14: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 13: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+      // 15: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
        gen::kNoSlot, 1},
-      // 14: 2.0 | Cast(2.0)
+      // 16: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:59:16)"},
-      // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:74:16)"},
+      // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
        gen::kNoSlot, 2},
-      // 16: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+      // 18: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
        gen::kNoSlot, 2},
-      // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      // 19: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:59:16)"},
-      // 18: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:74:16)"},
+      // 20: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 8, 1,
-       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 6, 1,
+       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 19: eps
-      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 9},
-      // 20: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+      // 21: eps
+      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 7},
+      // 22: Add(layer_norm_core.1.var, eps)
+      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
        gen::kNoSlot, 2},
-      // 21: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
-       10, 1},
-      // 22: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+      // 23: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 8,
+       1},
+      // 24: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
        gen::kNoSlot, 2},
-      // 23: Reciprocal(layer_norm_core.1.std)
+      // 25: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
        gen::kNoSlot, 1},
-      // 24: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
+      // 26: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
        gen::kNoSlot, 2},
+      // 27: Cast(n, to=10)
+      {"Cast", "rules/layer_norm.yaml:48:19 (in half_affine at rules/layer_norm.yaml:75:24)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:48:27 (in half_affine at rules/layer_norm.yaml:75:24)",
+         Attr::kEquals, {gen::intLiteral(10)}}}},
+      // 28: scale
+      {"scale", "rules/layer_norm.yaml:48:35 (in half_affine at rules/layer_norm.yaml:75:24)", 9},
+      // 29: Mul(Cast(n, to=10), scale)
+      {"Mul", "rules/layer_norm.yaml:48:15 (in half_affine at rules/layer_norm.yaml:75:24)",
+       gen::kNoSlot, 2},
+      // 30: bias
+      {"bias", "rules/layer_norm.yaml:48:43 (in half_affine at rules/layer_norm.yaml:75:24)", 10},
     },
     // constraints
-    {{Check::kElemType, "rules/layer_norm.yaml:62:16", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kElemType, "rules/layer_norm.yaml:77:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float16"}, {10}},
-     {Check::kRank, "rules/layer_norm.yaml:63:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
-      {1}},
-     {Check::kElemType, "rules/layer_norm.yaml:63:25", "scale", 2, {}, {}, "", nullptr,
-      gen::kNoSlot, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
-     {Check::kNative, "rules/layer_norm.yaml:63:41", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+     {Check::kNative, "rules/layer_norm.yaml:77:28", "x", gen::kNoSlot, {"scale", "x"}, {9, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kRank, "rules/layer_norm.yaml:64:16", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
-      {1}},
-     {Check::kElemType, "rules/layer_norm.yaml:64:25", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
-      {}, false, false, 0.0, 0.0, {"float16"}, {10}},
-     {Check::kNative, "rules/layer_norm.yaml:64:41", "bias", gen::kNoSlot, {"bias", "x"}, {3, 0},
+     {Check::kNative, "rules/layer_norm.yaml:78:15", "bias", gen::kNoSlot, {"bias", "x"}, {10, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", "eps", 9,
-      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
+      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)", "eps", 7,
+      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001},
+     {Check::kRank, "rules/layer_norm.yaml:50:16 (in half_affine at rules/layer_norm.yaml:75:24)",
+      "scale", 9, {}, {}, "", nullptr, 2, {1}},
+     {Check::kElemType,
+      "rules/layer_norm.yaml:50:25 (in half_affine at rules/layer_norm.yaml:75:24)", "scale", 9, {},
+      {}, "", nullptr, 2, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
+     {Check::kRank, "rules/layer_norm.yaml:51:16 (in half_affine at rules/layer_norm.yaml:75:24)",
+      "bias", 10, {}, {}, "", nullptr, 2, {1}},
+     {Check::kElemType,
+      "rules/layer_norm.yaml:51:25 (in half_affine at rules/layer_norm.yaml:75:24)", "bias", 10, {},
+      {}, "", nullptr, 2, {}, false, false, 0.0, 0.0, {"float16"}, {10}}},
     // rewrite variants
     {{}},
   };
@@ -703,28 +921,34 @@ struct LayerNormFp16Ids {
     kX = 0,
     kCast1 = 1,
     kN = 2,
-    kCast3 = 3,
-    kScale = 4,
-    kMul5 = 5,
-    kBias = 6,
-    kY = 7,
-    kLayerNormCore1Mean = 8,
-    kLayerNormCore1D = 9,
-    kLayerNormCore1D2 = 10,
-    kConstant11 = 11,
-    kConstant12 = 12,
-    kCast13 = 13,
-    kAnyOf14 = 14,
-    kPow = 15,
-    kMul16 = 16,
-    kAnyOf17 = 17,
-    kLayerNormCore1Var = 18,
-    kEps = 19,
-    kAdd = 20,
-    kLayerNormCore1Std = 21,
-    kDiv = 22,
-    kReciprocal = 23,
-    kMul24 = 24,
+    kY = 3,
+    kLayerNormCore1Mean = 4,
+    kSub5 = 5,
+    kSub6 = 6,
+    kCast7 = 7,
+    kLayerNormCore1D = 8,
+    kSub9 = 9,
+    kSub10 = 10,
+    kCast11 = 11,
+    kLayerNormCore1D2 = 12,
+    kConstant13 = 13,
+    kConstant14 = 14,
+    kCast15 = 15,
+    kAnyOf16 = 16,
+    kPow = 17,
+    kMul18 = 18,
+    kAnyOf19 = 19,
+    kLayerNormCore1Var = 20,
+    kEps = 21,
+    kAdd = 22,
+    kLayerNormCore1Std = 23,
+    kDiv = 24,
+    kReciprocal = 25,
+    kMul26 = 26,
+    kCast27 = 27,
+    kScale = 28,
+    kMul29 = 29,
+    kBias = 30,
   };
 };
 
@@ -752,69 +976,55 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   enum : uint32_t {
     kSlotX = 0,
     kSlotN = 1,
-    kSlotScale = 2,
-    kSlotBias = 3,
-    kSlotY = 4,
-    kSlotLayerNormCore1Mean = 5,
-    kSlotLayerNormCore1D = 6,
-    kSlotLayerNormCore1D2 = 7,
-    kSlotLayerNormCore1Var = 8,
-    kSlotEps = 9,
-    kSlotLayerNormCore1Std = 10,
+    kSlotY = 2,
+    kSlotLayerNormCore1Mean = 3,
+    kSlotLayerNormCore1D = 4,
+    kSlotLayerNormCore1D2 = 5,
+    kSlotLayerNormCore1Var = 6,
+    kSlotEps = 7,
+    kSlotLayerNormCore1Std = 8,
+    kSlotScale = 9,
+    kSlotBias = 10,
   };
 
   // ---- Match
 
   // From LayerNormSharedMatch (the same in other rules of this file):
-  // matchX, matchScale, matchBias, matchEps.
+  // matchX, matchConstant13, matchConstant14, matchCast15, matchAnyOf16, matchEps, matchScale,
+  // matchBias.
 
-  /// Cast(x, to=1)  (rules/layer_norm.yaml:59:32)
+  /// Cast?(x, to=1)  (rules/layer_norm.yaml:74:32)
   bool matchCast1(ValueId v, gen::Next k) {
     if (seen(kCast1)) return same(kCast1, v) && k();
     if (!bind(kCast1, v)) return false;
-    const NodeId n = node(kCast1, v, op::kCast);
-    if (n == kNoId || !attrs(kCast1, n, v)) return false;
-    return matchX(input(n, 0), k);
+    auto present = [&] {
+      const NodeId n = node(kCast1, v, op::kCast);
+      if (n == kNoId || !attrs(kCast1, n, v)) return false;
+      return matchX(input(n, 0), k);
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    // absent: Cast stands for its input
+    return matchX(v, k);
   }
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:59:16))
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:74:16))
   bool matchN(ValueId v, gen::Next k) {
     if (seen(kN)) return same(kN, v) && k();
     if (!bind(kN, v)) return false;
     const uint32_t m = mark();
     if (choose(kN, 0) && matchDiv(v, k)) return true;
     undo(m);
-    if (choose(kN, 1) && matchMul24(v, k)) return true;
+    if (choose(kN, 1) && matchMul26(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Cast(n, to=10)  (rules/layer_norm.yaml:60:19)
-  bool matchCast3(ValueId v, gen::Next k) {
-    if (seen(kCast3)) return same(kCast3, v) && k();
-    if (!bind(kCast3, v)) return false;
-    const NodeId n = node(kCast3, v, op::kCast);
-    if (n == kNoId || !attrs(kCast3, n, v)) return false;
-    return matchN(input(n, 0), k);
-  }
-
-  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:60:15)
-  bool matchMul5(ValueId v, gen::Next k) {
-    if (seen(kMul5)) return same(kMul5, v) && k();
-    if (!bind(kMul5, v)) return false;
-    const NodeId n = node(kMul5, v, op::kMul);
-    if (n == kNoId || !attrs(kMul5, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchCast3(in0, [&] { return matchScale(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchCast3(in1, [&] { return matchScale(in0, k); });
-  }
-
-  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:60:11)
+  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:48:11 (in half_affine at
+  /// rules/layer_norm.yaml:75:24))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -822,14 +1032,14 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul5(in0, [&] { return matchBias(in1, k); })) return true;
+    if (matchMul29(in0, [&] { return matchBias(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul5(in1, [&] { return matchBias(in0, k); });
+    return matchMul29(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// layer_norm_core.1.mean = ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:59:16))
+  /// layer_norm_core.1.mean = ReduceMean(Cast?(x, to=1), axes=[-1], keepdims=1) 
+  /// (rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:74:16))
   bool matchLayerNormCore1Mean(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Mean)) return same(kLayerNormCore1Mean, v) && k();
     if (!bind(kLayerNormCore1Mean, v)) return false;
@@ -838,77 +1048,111 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchCast1(input(n, 0), k);
   }
 
-  /// layer_norm_core.1.d = Sub(Cast(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:32:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:59:16))
+  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:36:14 (in layer_norm_core
+  /// at rules/layer_norm.yaml:74:16))
+  bool matchSub5(ValueId v, gen::Next k) {
+    if (seen(kSub5)) return same(kSub5, v) && k();
+    if (!bind(kSub5, v)) return false;
+    const NodeId n = node(kSub5, v, op::kSub);
+    if (n == kNoId || !attrs(kSub5, n, v)) return false;
+    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:36:34 (in layer_norm_core
+  /// at rules/layer_norm.yaml:74:16))
+  bool matchSub6(ValueId v, gen::Next k) {
+    if (seen(kSub6)) return same(kSub6, v) && k();
+    if (!bind(kSub6, v)) return false;
+    const NodeId n = node(kSub6, v, op::kSub);
+    if (n == kNoId || !attrs(kSub6, n, v)) return false;
+    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:74:16))
+  bool matchCast7(ValueId v, gen::Next k) {
+    if (seen(kCast7)) return same(kCast7, v) && k();
+    if (!bind(kCast7, v)) return false;
+    const NodeId n = node(kCast7, v, op::kCast);
+    if (n == kNoId || !attrs(kCast7, n, v)) return false;
+    return matchSub6(input(n, 0), k);
+  }
+
+  /// layer_norm_core.1.d = Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...),
+  /// layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:74:16))
   bool matchLayerNormCore1D(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
     if (!bind(kLayerNormCore1D, v)) return false;
-    const NodeId n = node(kLayerNormCore1D, v, op::kSub);
-    if (n == kNoId || !attrs(kLayerNormCore1D, n, v)) return false;
-    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
-  }
-
-  /// layer_norm_core.1.d2 = Sub(Cast(x, to=1), layer_norm_core.1.mean) 
-  /// (rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:59:16))
-  bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
-    if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
-    if (!bind(kLayerNormCore1D2, v)) return false;
-    const NodeId n = node(kLayerNormCore1D2, v, op::kSub);
-    if (n == kNoId || !attrs(kLayerNormCore1D2, n, v)) return false;
-    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
-  }
-
-  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:59:16))
-  bool matchConstant11(ValueId v, gen::Next k) {
-    if (seen(kConstant11)) return same(kConstant11, v) && k();
-    return bind(kConstant11, v) && constant(kConstant11, v) && k();
-  }
-
-  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:59:16))
-  bool matchConstant12(ValueId v, gen::Next k) {
-    if (seen(kConstant12)) return same(kConstant12, v) && k();
-    return bind(kConstant12, v) && constant(kConstant12, v) && k();
-  }
-
-  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:59:16))
-  bool matchCast13(ValueId v, gen::Next k) {
-    if (seen(kCast13)) return same(kCast13, v) && k();
-    if (!bind(kCast13, v)) return false;
-    const NodeId n = node(kCast13, v, op::kCast);
-    if (n == kNoId || !attrs(kCast13, n, v)) return false;
-    return matchConstant12(input(n, 0), k);
-  }
-
-  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:59:16))
-  bool matchAnyOf14(ValueId v, gen::Next k) {
-    if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
-    if (!bind(kAnyOf14, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf14, 0) && matchConstant11(v, k)) return true;
+    if (choose(kLayerNormCore1D, 0) && matchSub5(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf14, 1) && matchCast13(v, k)) return true;
+    if (choose(kLayerNormCore1D, 1) && matchCast7(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:59:16))
+  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:14 (in layer_norm_core
+  /// at rules/layer_norm.yaml:74:16))
+  bool matchSub9(ValueId v, gen::Next k) {
+    if (seen(kSub9)) return same(kSub9, v) && k();
+    if (!bind(kSub9, v)) return false;
+    const NodeId n = node(kSub9, v, op::kSub);
+    if (n == kNoId || !attrs(kSub9, n, v)) return false;
+    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:34 (in layer_norm_core
+  /// at rules/layer_norm.yaml:74:16))
+  bool matchSub10(ValueId v, gen::Next k) {
+    if (seen(kSub10)) return same(kSub10, v) && k();
+    if (!bind(kSub10, v)) return false;
+    const NodeId n = node(kSub10, v, op::kSub);
+    if (n == kNoId || !attrs(kSub10, n, v)) return false;
+    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:74:16))
+  bool matchCast11(ValueId v, gen::Next k) {
+    if (seen(kCast11)) return same(kCast11, v) && k();
+    if (!bind(kCast11, v)) return false;
+    const NodeId n = node(kCast11, v, op::kCast);
+    if (n == kNoId || !attrs(kCast11, n, v)) return false;
+    return matchSub10(input(n, 0), k);
+  }
+
+  /// layer_norm_core.1.d2 = Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...),
+  /// layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:74:16))
+  bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
+    if (!bind(kLayerNormCore1D2, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kLayerNormCore1D2, 0) && matchSub9(v, k)) return true;
+    undo(m);
+    if (choose(kLayerNormCore1D2, 1) && matchCast11(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:74:16))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
     const NodeId n = node(kPow, v, op::kPow);
     if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf14(input(n, 1), k); });
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf16(input(n, 1), k); });
   }
 
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:59:16))
-  bool matchMul16(ValueId v, gen::Next k) {
-    if (seen(kMul16)) return same(kMul16, v) && k();
-    if (!bind(kMul16, v)) return false;
-    const NodeId n = node(kMul16, v, op::kMul);
-    if (n == kNoId || !attrs(kMul16, n, v)) return false;
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:74:16))
+  bool matchMul18(ValueId v, gen::Next k) {
+    if (seen(kMul18)) return same(kMul18, v) && k();
+    if (!bind(kMul18, v)) return false;
+    const NodeId n = node(kMul18, v, op::kMul);
+    if (n == kNoId || !attrs(kMul18, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
@@ -918,31 +1162,31 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:59:16))
-  bool matchAnyOf17(ValueId v, gen::Next k) {
-    if (seen(kAnyOf17)) return same(kAnyOf17, v) && k();
-    if (!bind(kAnyOf17, v)) return false;
+  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:74:16))
+  bool matchAnyOf19(ValueId v, gen::Next k) {
+    if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
+    if (!bind(kAnyOf19, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf17, 0) && matchPow(v, k)) return true;
+    if (choose(kAnyOf19, 0) && matchPow(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf17, 1) && matchMul16(v, k)) return true;
+    if (choose(kAnyOf19, 1) && matchMul18(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:59:16))
+  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:74:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
     const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
     if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
-    return matchAnyOf17(input(n, 0), k);
+    return matchAnyOf19(input(n, 0), k);
   }
 
-  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:59:16))
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
+  /// rules/layer_norm.yaml:74:16))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -956,8 +1200,8 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:59:16))
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:74:16))
   bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
     if (!bind(kLayerNormCore1Std, v)) return false;
@@ -966,8 +1210,8 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchAdd(input(n, 0), k);
   }
 
-  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:59:16))
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:74:16))
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -978,8 +1222,8 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     });
   }
 
-  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:59:16))
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:74:16))
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -988,13 +1232,13 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchLayerNormCore1Std(input(n, 0), k);
   }
 
-  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:59:16))
-  bool matchMul24(ValueId v, gen::Next k) {
-    if (seen(kMul24)) return same(kMul24, v) && k();
-    if (!bind(kMul24, v)) return false;
-    const NodeId n = node(kMul24, v, op::kMul);
-    if (n == kNoId || !attrs(kMul24, n, v)) return false;
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:74:16))
+  bool matchMul26(ValueId v, gen::Next k) {
+    if (seen(kMul26)) return same(kMul26, v) && k();
+    if (!bind(kMul26, v)) return false;
+    const NodeId n = node(kMul26, v, op::kMul);
+    if (n == kNoId || !attrs(kMul26, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
@@ -1003,23 +1247,47 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
   }
 
+  /// Cast(n, to=10)  (rules/layer_norm.yaml:48:19 (in half_affine at rules/layer_norm.yaml:75:24))
+  bool matchCast27(ValueId v, gen::Next k) {
+    if (seen(kCast27)) return same(kCast27, v) && k();
+    if (!bind(kCast27, v)) return false;
+    const NodeId n = node(kCast27, v, op::kCast);
+    if (n == kNoId || !attrs(kCast27, n, v)) return false;
+    return matchN(input(n, 0), k);
+  }
+
+  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:48:15 (in half_affine at
+  /// rules/layer_norm.yaml:75:24))
+  bool matchMul29(ValueId v, gen::Next k) {
+    if (seen(kMul29)) return same(kMul29, v) && k();
+    if (!bind(kMul29, v)) return false;
+    const NodeId n = node(kMul29, v, op::kMul);
+    if (n == kNoId || !attrs(kMul29, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchCast27(in0, [&] { return matchScale(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchCast27(in1, [&] { return matchScale(in0, k); });
+  }
+
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:65:5:
+  /// Variant 0, rules/layer_norm.yaml:79:5:
   ///   y = LayerNormalization(x, scale, bias, axis=-1, epsilon=value(eps), stash_type=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:66:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:66:33", "scale")) return false;
-    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:66:40", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:80:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:80:33", "scale")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:80:40", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:66:55",
-        "rules/layer_norm.yaml:66:55");
+        "rules/layer_norm.yaml:80:55",
+        "rules/layer_norm.yaml:80:55");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     attrs3.push_back(gen::intAttribute("stash_type", 1));
@@ -1028,8 +1296,8 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:65:5",
-        "rules/layer_norm.yaml:66:11")) return false;
+        "rules/layer_norm.yaml:79:5",
+        "rules/layer_norm.yaml:80:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1056,7 +1324,7 @@ class LayerNormFp16Rule : public RewritePattern {
             root,
             129,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:55:5",
+            "rules/layer_norm.yaml:68:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1078,7 +1346,610 @@ class LayerNormFp16Rule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:68
+// Generated from: rules/layer_norm.yaml:85
+// layer_norm_to_fp16 (priority 128): LayerNorm computed in float whose normalized value is cast to fp16 before fp16 weights.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule layer_norm_to_fp16 for the shared checks and messages.
+const gen::RuleSpec& specLayerNormToFp16() {
+  static const gen::RuleSpec spec = {
+    "layer_norm_to_fp16",
+    "rules/layer_norm.yaml:85:5",
+    2,  // root expr
+    // slots
+    {"x", "n", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
+     "layer_norm_core.1.var", "eps", "layer_norm_core.1.std", "scale", "bias"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/layer_norm.yaml:89:32", 0},
+      // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"n", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 1},
+      // 2: Add(Mul(Cast(n, to=10), scale), bias)
+      {"Add", "rules/layer_norm.yaml:48:11 (in half_affine at rules/layer_norm.yaml:90:24)", 2, 2},
+      // 3: ReduceMean(x, axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 3, 1,
+       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 4: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 2},
+      // 5: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 2},
+      // 6: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 7: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d",
+       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 4},
+      // 8: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 2},
+      // 9: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 2},
+      // 10: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 11: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d2",
+       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 5},
+      // 12: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 13: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 14: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 1},
+      // 15: 2.0 | Cast(2.0)
+      {"alternatives",
+       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:89:16)"},
+      // 16: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 2},
+      // 17: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 2},
+      // 18: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"alternatives",
+       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:89:16)"},
+      // 19: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 6, 1,
+       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 20: eps
+      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 7},
+      // 21: Add(layer_norm_core.1.var, eps)
+      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 2},
+      // 22: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 8,
+       1},
+      // 23: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 2},
+      // 24: Reciprocal(layer_norm_core.1.std)
+      {"Reciprocal",
+       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 1},
+      // 25: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       gen::kNoSlot, 2},
+      // 26: Cast(n, to=10)
+      {"Cast", "rules/layer_norm.yaml:48:19 (in half_affine at rules/layer_norm.yaml:90:24)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:48:27 (in half_affine at rules/layer_norm.yaml:90:24)",
+         Attr::kEquals, {gen::intLiteral(10)}}}},
+      // 27: scale
+      {"scale", "rules/layer_norm.yaml:48:35 (in half_affine at rules/layer_norm.yaml:90:24)", 9},
+      // 28: Mul(Cast(n, to=10), scale)
+      {"Mul", "rules/layer_norm.yaml:48:15 (in half_affine at rules/layer_norm.yaml:90:24)",
+       gen::kNoSlot, 2},
+      // 29: bias
+      {"bias", "rules/layer_norm.yaml:48:43 (in half_affine at rules/layer_norm.yaml:90:24)", 10},
+    },
+    // constraints
+    {{Check::kElemType, "rules/layer_norm.yaml:92:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kNative, "rules/layer_norm.yaml:92:26", "x", gen::kNoSlot, {"scale", "x"}, {9, 0},
+      "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kNative, "rules/layer_norm.yaml:93:15", "bias", gen::kNoSlot, {"bias", "x"}, {10, 0},
+      "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kScalar,
+      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)", "eps", 7,
+      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001},
+     {Check::kRank, "rules/layer_norm.yaml:50:16 (in half_affine at rules/layer_norm.yaml:90:24)",
+      "scale", 9, {}, {}, "", nullptr, 2, {1}},
+     {Check::kElemType,
+      "rules/layer_norm.yaml:50:25 (in half_affine at rules/layer_norm.yaml:90:24)", "scale", 9, {},
+      {}, "", nullptr, 2, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
+     {Check::kRank, "rules/layer_norm.yaml:51:16 (in half_affine at rules/layer_norm.yaml:90:24)",
+      "bias", 10, {}, {}, "", nullptr, 2, {1}},
+     {Check::kElemType,
+      "rules/layer_norm.yaml:51:25 (in half_affine at rules/layer_norm.yaml:90:24)", "bias", 10, {},
+      {}, "", nullptr, 2, {}, false, false, 0.0, 0.0, {"float16"}, {10}}},
+    // rewrite variants
+    {{true, "", 17}, {}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule layer_norm_to_fp16 (indices into its RuleSpec's exprs).
+struct LayerNormToFp16Ids {
+  enum : gen::ExprId {
+    kX = 0,
+    kN = 1,
+    kY = 2,
+    kLayerNormCore1Mean = 3,
+    kSub4 = 4,
+    kSub5 = 5,
+    kCast6 = 6,
+    kLayerNormCore1D = 7,
+    kSub8 = 8,
+    kSub9 = 9,
+    kCast10 = 10,
+    kLayerNormCore1D2 = 11,
+    kConstant12 = 12,
+    kConstant13 = 13,
+    kCast14 = 14,
+    kAnyOf15 = 15,
+    kPow = 16,
+    kMul17 = 17,
+    kAnyOf18 = 18,
+    kLayerNormCore1Var = 19,
+    kEps = 20,
+    kAdd = 21,
+    kLayerNormCore1Std = 22,
+    kDiv = 23,
+    kReciprocal = 24,
+    kMul25 = 25,
+    kCast26 = 26,
+    kScale = 27,
+    kMul28 = 28,
+    kBias = 29,
+  };
+};
+
+/// The search of rule layer_norm_to_fp16: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
+ public:
+  LayerNormToFp16Match(gen::Scratch& scratch, Rewriter& rw)
+      : LayerNormSharedMatch<LayerNormToFp16Ids>(specLayerNormToFp16(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotN = 1,
+    kSlotY = 2,
+    kSlotLayerNormCore1Mean = 3,
+    kSlotLayerNormCore1D = 4,
+    kSlotLayerNormCore1D2 = 5,
+    kSlotLayerNormCore1Var = 6,
+    kSlotEps = 7,
+    kSlotLayerNormCore1Std = 8,
+    kSlotScale = 9,
+    kSlotBias = 10,
+  };
+
+  // ---- Match
+
+  // From LayerNormSharedMatch (the same in other rules of this file):
+  // matchX, matchLayerNormCore1Mean, matchSub4, matchSub5, matchSub8, matchSub9, matchConstant12,
+  // matchConstant13, matchEps, matchScale, matchBias.
+
+  /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:89:16))
+  bool matchN(ValueId v, gen::Next k) {
+    if (seen(kN)) return same(kN, v) && k();
+    if (!bind(kN, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kN, 0) && matchDiv(v, k)) return true;
+    undo(m);
+    if (choose(kN, 1) && matchMul25(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:48:11 (in half_affine at
+  /// rules/layer_norm.yaml:90:24))
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kAdd);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul28(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul28(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:89:16))
+  bool matchCast6(ValueId v, gen::Next k) {
+    if (seen(kCast6)) return same(kCast6, v) && k();
+    if (!bind(kCast6, v)) return false;
+    const NodeId n = node(kCast6, v, op::kCast);
+    if (n == kNoId || !attrs(kCast6, n, v)) return false;
+    return matchSub5(input(n, 0), k);
+  }
+
+  /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
+  /// to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:89:16))
+  bool matchLayerNormCore1D(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
+    if (!bind(kLayerNormCore1D, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kLayerNormCore1D, 0) && matchSub4(v, k)) return true;
+    undo(m);
+    if (choose(kLayerNormCore1D, 1) && matchCast6(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:89:16))
+  bool matchCast10(ValueId v, gen::Next k) {
+    if (seen(kCast10)) return same(kCast10, v) && k();
+    if (!bind(kCast10, v)) return false;
+    const NodeId n = node(kCast10, v, op::kCast);
+    if (n == kNoId || !attrs(kCast10, n, v)) return false;
+    return matchSub9(input(n, 0), k);
+  }
+
+  /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
+  /// to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:89:16))
+  bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
+    if (!bind(kLayerNormCore1D2, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kLayerNormCore1D2, 0) && matchSub8(v, k)) return true;
+    undo(m);
+    if (choose(kLayerNormCore1D2, 1) && matchCast10(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Cast(2.0)  (rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:89:16))
+  bool matchCast14(ValueId v, gen::Next k) {
+    if (seen(kCast14)) return same(kCast14, v) && k();
+    if (!bind(kCast14, v)) return false;
+    const NodeId n = node(kCast14, v, op::kCast);
+    if (n == kNoId || !attrs(kCast14, n, v)) return false;
+    return matchConstant13(input(n, 0), k);
+  }
+
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:38:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:89:16))
+  bool matchAnyOf15(ValueId v, gen::Next k) {
+    if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
+    if (!bind(kAnyOf15, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf15, 0) && matchConstant12(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf15, 1) && matchCast14(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:89:16))
+  bool matchPow(ValueId v, gen::Next k) {
+    if (seen(kPow)) return same(kPow, v) && k();
+    if (!bind(kPow, v)) return false;
+    const NodeId n = node(kPow, v, op::kPow);
+    if (n == kNoId || !attrs(kPow, n, v)) return false;
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf15(input(n, 1), k); });
+  }
+
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:89:16))
+  bool matchMul17(ValueId v, gen::Next k) {
+    if (seen(kMul17)) return same(kMul17, v) && k();
+    if (!bind(kMul17, v)) return false;
+    const NodeId n = node(kMul17, v, op::kMul);
+    if (n == kNoId || !attrs(kMul17, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D(in1, [&] { return matchLayerNormCore1D(in0, k); });
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
+  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:89:16))
+  bool matchAnyOf18(ValueId v, gen::Next k) {
+    if (seen(kAnyOf18)) return same(kAnyOf18, v) && k();
+    if (!bind(kAnyOf18, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf18, 0) && matchPow(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf18, 1) && matchMul17(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
+  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:89:16))
+  bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
+    if (!bind(kLayerNormCore1Var, v)) return false;
+    const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
+    if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
+    return matchAnyOf18(input(n, 0), k);
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
+  /// rules/layer_norm.yaml:89:16))
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(kAdd)) return same(kAdd, v) && k();
+    if (!bind(kAdd, v)) return false;
+    const NodeId n = node(kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1Var(in0, [&] { return matchEps(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
+  }
+
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:89:16))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:89:16))
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
+  }
+
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:89:16))
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
+    if (!bind(kReciprocal, v)) return false;
+    const NodeId n = node(kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
+    return matchLayerNormCore1Std(input(n, 0), k);
+  }
+
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:89:16))
+  bool matchMul25(ValueId v, gen::Next k) {
+    if (seen(kMul25)) return same(kMul25, v) && k();
+    if (!bind(kMul25, v)) return false;
+    const NodeId n = node(kMul25, v, op::kMul);
+    if (n == kNoId || !attrs(kMul25, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
+  }
+
+  /// Cast(n, to=10)  (rules/layer_norm.yaml:48:19 (in half_affine at rules/layer_norm.yaml:90:24))
+  bool matchCast26(ValueId v, gen::Next k) {
+    if (seen(kCast26)) return same(kCast26, v) && k();
+    if (!bind(kCast26, v)) return false;
+    const NodeId n = node(kCast26, v, op::kCast);
+    if (n == kNoId || !attrs(kCast26, n, v)) return false;
+    return matchN(input(n, 0), k);
+  }
+
+  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:48:15 (in half_affine at
+  /// rules/layer_norm.yaml:90:24))
+  bool matchMul28(ValueId v, gen::Next k) {
+    if (seen(kMul28)) return same(kMul28, v) && k();
+    if (!bind(kMul28, v)) return false;
+    const NodeId n = node(kMul28, v, op::kMul);
+    if (n == kNoId || !attrs(kMul28, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchCast26(in0, [&] { return matchScale(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchCast26(in1, [&] { return matchScale(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [17, -]), rules/layer_norm.yaml:95:9:
+  ///   y = Cast(LayerNormalization(x, Cast(scale, to=1), Cast(bias, to=1), axis=-1, epsilon=value(eps)), to=10)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:97:39", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:97:47", "scale")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    attrs2.push_back(gen::intAttribute("to", 1));
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:97:66", "bias")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    attrs4.push_back(gen::intAttribute("to", 1));
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("axis", -1));
+    std::optional<onnx::AttributeProto> a5_1 = valueOf(
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/layer_norm.yaml:98:39",
+        "rules/layer_norm.yaml:98:39");
+    if (!a5_1) return false;
+    attrs5.push_back(std::move(*a5_1));
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("to", 10));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/layer_norm.yaml:95:9",
+        "rules/layer_norm.yaml:97:15")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotScale);
+    NodeSpec spec2;
+    spec2.op = op::kCast;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotBias);
+    NodeSpec spec4;
+    spec4.op = op::kCast;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec5;
+    spec5.op = op::kLayerNormalization;
+    spec5.inputs = {v0, v2, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kCast;
+    spec6.inputs = {v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
+  }
+
+  /// Variant 1, rules/layer_norm.yaml:99:9:
+  ///   y = LayerNormalization(x, scale, bias, axis=-1, epsilon=value(eps))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:100:34", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:100:37", "scale")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:100:44", "bias")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::intAttribute("axis", -1));
+    std::optional<onnx::AttributeProto> a3_1 = valueOf(
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/layer_norm.yaml:100:59",
+        "rules/layer_norm.yaml:100:59");
+    if (!a3_1) return false;
+    attrs3.push_back(std::move(*a3_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/layer_norm.yaml:99:9",
+        "rules/layer_norm.yaml:100:15")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotScale);
+    const ValueId v2 = slot(kSlotBias);
+    NodeSpec spec3;
+    spec3.op = op::kLayerNormalization;
+    spec3.inputs = {v0, v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+  }
+};
+
+/// layer_norm_to_fp16 as a RewritePattern.
+class LayerNormToFp16Rule : public RewritePattern {
+ public:
+  LayerNormToFp16Rule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            128,
+            {"ort", "onnx"},
+            "rules/layer_norm.yaml:85:5",
+            {op::kCast, op::kLayerNormalization}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    LayerNormToFp16Match m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/layer_norm.yaml:102
 // layer_norm_no_bias (priority 120): LayerNorm with a scale but no bias.
 //===----------------------------------------------------------------------===//
 
@@ -1086,7 +1957,7 @@ class LayerNormFp16Rule : public RewritePattern {
 const gen::RuleSpec& specLayerNormNoBias() {
   static const gen::RuleSpec spec = {
     "layer_norm_no_bias",
-    "rules/layer_norm.yaml:68:5",
+    "rules/layer_norm.yaml:102:5",
     3,  // root expr
     // slots
     {"x", "n", "scale", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
@@ -1096,86 +1967,109 @@ const gen::RuleSpec& specLayerNormNoBias() {
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:72:32", 0},
+      {"x", "rules/layer_norm.yaml:106:32", 0},
       // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 1},
+      {"n", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 1},
       // 2: scale
-      {"scale", "rules/layer_norm.yaml:73:18", 2},
+      {"scale", "rules/layer_norm.yaml:107:18", 2},
       // 3: Mul(n, scale)
-      {"Mul", "rules/layer_norm.yaml:73:11", 3, 2},
+      {"Mul", "rules/layer_norm.yaml:107:11", 3, 2},
       // 4: ReduceMean(x, axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 4, 1,
-       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 4, 1,
+       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 5: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 5,
-       2},
+      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       gen::kNoSlot, 2},
       // 6: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 6,
-       2},
-      // 7: 2.0
+      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       gen::kNoSlot, 2},
+      // 7: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 8: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d",
+       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 5},
+      // 9: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       gen::kNoSlot, 2},
+      // 10: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       gen::kNoSlot, 2},
+      // 11: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 12: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d2",
+       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 6},
+      // 13: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 8: 2.0
+      // 14: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 9: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+      // 15: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
        gen::kNoSlot, 1},
-      // 10: 2.0 | Cast(2.0)
+      // 16: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:72:16)"},
-      // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:106:16)"},
+      // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
        gen::kNoSlot, 2},
-      // 12: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+      // 18: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
        gen::kNoSlot, 2},
-      // 13: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      // 19: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:72:16)"},
-      // 14: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:106:16)"},
+      // 20: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 7, 1,
-       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 7, 1,
+       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 15: eps
-      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 8},
-      // 16: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+      // 21: eps
+      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       8},
+      // 22: Add(layer_norm_core.1.var, eps)
+      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
        gen::kNoSlot, 2},
-      // 17: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 9,
-       1},
-      // 18: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+      // 23: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       9, 1},
+      // 24: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
        gen::kNoSlot, 2},
-      // 19: Reciprocal(layer_norm_core.1.std)
+      // 25: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
        gen::kNoSlot, 1},
-      // 20: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
+      // 26: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kRank, "rules/layer_norm.yaml:75:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/layer_norm.yaml:109:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {1}},
-     {Check::kNative, "rules/layer_norm.yaml:75:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+     {Check::kNative, "rules/layer_norm.yaml:109:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kNative, "rules/layer_norm.yaml:76:16", "x", gen::kNoSlot, {"x", "scale"}, {0, 2},
+     {Check::kNative, "rules/layer_norm.yaml:110:16", "x", gen::kNoSlot, {"x", "scale"}, {0, 2},
       "same_elem_type", gen::nativePredicate("same_elem_type")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", "eps", 8,
+      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)", "eps", 8,
       {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
@@ -1191,22 +2085,28 @@ struct LayerNormNoBiasIds {
     kScale = 2,
     kY = 3,
     kLayerNormCore1Mean = 4,
-    kLayerNormCore1D = 5,
-    kLayerNormCore1D2 = 6,
-    kConstant7 = 7,
-    kConstant8 = 8,
-    kCast = 9,
-    kAnyOf10 = 10,
-    kPow = 11,
-    kMul12 = 12,
-    kAnyOf13 = 13,
-    kLayerNormCore1Var = 14,
-    kEps = 15,
-    kAdd = 16,
-    kLayerNormCore1Std = 17,
-    kDiv = 18,
-    kReciprocal = 19,
-    kMul20 = 20,
+    kSub5 = 5,
+    kSub6 = 6,
+    kCast7 = 7,
+    kLayerNormCore1D = 8,
+    kSub9 = 9,
+    kSub10 = 10,
+    kCast11 = 11,
+    kLayerNormCore1D2 = 12,
+    kConstant13 = 13,
+    kConstant14 = 14,
+    kCast15 = 15,
+    kAnyOf16 = 16,
+    kPow = 17,
+    kMul18 = 18,
+    kAnyOf19 = 19,
+    kLayerNormCore1Var = 20,
+    kEps = 21,
+    kAdd = 22,
+    kLayerNormCore1Std = 23,
+    kDiv = 24,
+    kReciprocal = 25,
+    kMul26 = 26,
   };
 };
 
@@ -1247,24 +2147,24 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   // ---- Match
 
   // From LayerNormSharedMatch (the same in other rules of this file):
-  // matchX, matchScale, matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2,
-  // matchEps.
+  // matchX, matchScale, matchLayerNormCore1Mean, matchSub5, matchSub9, matchConstant13,
+  // matchConstant14, matchCast15, matchAnyOf16, matchEps.
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:72:16))
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
   bool matchN(ValueId v, gen::Next k) {
     if (seen(kN)) return same(kN, v) && k();
     if (!bind(kN, v)) return false;
     const uint32_t m = mark();
     if (choose(kN, 0) && matchDiv(v, k)) return true;
     undo(m);
-    if (choose(kN, 1) && matchMul20(v, k)) return true;
+    if (choose(kN, 1) && matchMul26(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// y = Mul(n, scale)  (rules/layer_norm.yaml:73:11)
+  /// y = Mul(n, scale)  (rules/layer_norm.yaml:107:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1278,57 +2178,89 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     return matchN(in1, [&] { return matchScale(in0, k); });
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:72:16))
-  bool matchConstant7(ValueId v, gen::Next k) {
-    if (seen(kConstant7)) return same(kConstant7, v) && k();
-    return bind(kConstant7, v) && constant(kConstant7, v) && k();
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:36:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
+  bool matchSub6(ValueId v, gen::Next k) {
+    if (seen(kSub6)) return same(kSub6, v) && k();
+    if (!bind(kSub6, v)) return false;
+    const NodeId n = node(kSub6, v, op::kSub);
+    if (n == kNoId || !attrs(kSub6, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:72:16))
-  bool matchConstant8(ValueId v, gen::Next k) {
-    if (seen(kConstant8)) return same(kConstant8, v) && k();
-    return bind(kConstant8, v) && constant(kConstant8, v) && k();
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:106:16))
+  bool matchCast7(ValueId v, gen::Next k) {
+    if (seen(kCast7)) return same(kCast7, v) && k();
+    if (!bind(kCast7, v)) return false;
+    const NodeId n = node(kCast7, v, op::kCast);
+    if (n == kNoId || !attrs(kCast7, n, v)) return false;
+    return matchSub6(input(n, 0), k);
   }
 
-  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:72:16))
-  bool matchCast(ValueId v, gen::Next k) {
-    if (seen(kCast)) return same(kCast, v) && k();
-    if (!bind(kCast, v)) return false;
-    const NodeId n = node(kCast, v, op::kCast);
-    if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchConstant8(input(n, 0), k);
-  }
-
-  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:72:16))
-  bool matchAnyOf10(ValueId v, gen::Next k) {
-    if (seen(kAnyOf10)) return same(kAnyOf10, v) && k();
-    if (!bind(kAnyOf10, v)) return false;
+  /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
+  /// to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:106:16))
+  bool matchLayerNormCore1D(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
+    if (!bind(kLayerNormCore1D, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf10, 0) && matchConstant7(v, k)) return true;
+    if (choose(kLayerNormCore1D, 0) && matchSub5(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf10, 1) && matchCast(v, k)) return true;
+    if (choose(kLayerNormCore1D, 1) && matchCast7(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:72:16))
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
+  bool matchSub10(ValueId v, gen::Next k) {
+    if (seen(kSub10)) return same(kSub10, v) && k();
+    if (!bind(kSub10, v)) return false;
+    const NodeId n = node(kSub10, v, op::kSub);
+    if (n == kNoId || !attrs(kSub10, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:106:16))
+  bool matchCast11(ValueId v, gen::Next k) {
+    if (seen(kCast11)) return same(kCast11, v) && k();
+    if (!bind(kCast11, v)) return false;
+    const NodeId n = node(kCast11, v, op::kCast);
+    if (n == kNoId || !attrs(kCast11, n, v)) return false;
+    return matchSub10(input(n, 0), k);
+  }
+
+  /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
+  /// to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:106:16))
+  bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
+    if (!bind(kLayerNormCore1D2, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kLayerNormCore1D2, 0) && matchSub9(v, k)) return true;
+    undo(m);
+    if (choose(kLayerNormCore1D2, 1) && matchCast11(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:106:16))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
     const NodeId n = node(kPow, v, op::kPow);
     if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf10(input(n, 1), k); });
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf16(input(n, 1), k); });
   }
 
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:72:16))
-  bool matchMul12(ValueId v, gen::Next k) {
-    if (seen(kMul12)) return same(kMul12, v) && k();
-    if (!bind(kMul12, v)) return false;
-    const NodeId n = node(kMul12, v, op::kMul);
-    if (n == kNoId || !attrs(kMul12, n, v)) return false;
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:106:16))
+  bool matchMul18(ValueId v, gen::Next k) {
+    if (seen(kMul18)) return same(kMul18, v) && k();
+    if (!bind(kMul18, v)) return false;
+    const NodeId n = node(kMul18, v, op::kMul);
+    if (n == kNoId || !attrs(kMul18, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
@@ -1338,31 +2270,31 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:72:16))
-  bool matchAnyOf13(ValueId v, gen::Next k) {
-    if (seen(kAnyOf13)) return same(kAnyOf13, v) && k();
-    if (!bind(kAnyOf13, v)) return false;
+  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:106:16))
+  bool matchAnyOf19(ValueId v, gen::Next k) {
+    if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
+    if (!bind(kAnyOf19, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf13, 0) && matchPow(v, k)) return true;
+    if (choose(kAnyOf19, 0) && matchPow(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf13, 1) && matchMul12(v, k)) return true;
+    if (choose(kAnyOf19, 1) && matchMul18(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:72:16))
+  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:106:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
     const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
     if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
-    return matchAnyOf13(input(n, 0), k);
+    return matchAnyOf19(input(n, 0), k);
   }
 
-  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:72:16))
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -1376,8 +2308,8 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:72:16))
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:106:16))
   bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
     if (!bind(kLayerNormCore1Std, v)) return false;
@@ -1386,8 +2318,8 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     return matchAdd(input(n, 0), k);
   }
 
-  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:72:16))
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:106:16))
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -1398,8 +2330,8 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     });
   }
 
-  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:72:16))
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:106:16))
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -1408,13 +2340,13 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     return matchLayerNormCore1Std(input(n, 0), k);
   }
 
-  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:72:16))
-  bool matchMul20(ValueId v, gen::Next k) {
-    if (seen(kMul20)) return same(kMul20, v) && k();
-    if (!bind(kMul20, v)) return false;
-    const NodeId n = node(kMul20, v, op::kMul);
-    if (n == kNoId || !attrs(kMul20, n, v)) return false;
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:106:16))
+  bool matchMul26(ValueId v, gen::Next k) {
+    if (seen(kMul26)) return same(kMul26, v) && k();
+    if (!bind(kMul26, v)) return false;
+    const NodeId n = node(kMul26, v, op::kMul);
+    if (n == kNoId || !attrs(kMul26, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
@@ -1425,20 +2357,20 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:77:5:
+  /// Variant 0, rules/layer_norm.yaml:111:5:
   ///   y = LayerNormalization(x, scale, axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:78:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:78:33", "scale")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:112:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:112:33", "scale")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:78:49",
-        "rules/layer_norm.yaml:78:49");
+        "rules/layer_norm.yaml:112:49",
+        "rules/layer_norm.yaml:112:49");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
@@ -1446,8 +2378,8 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:77:5",
-        "rules/layer_norm.yaml:78:11")) return false;
+        "rules/layer_norm.yaml:111:5",
+        "rules/layer_norm.yaml:112:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1473,7 +2405,7 @@ class LayerNormNoBiasRule : public RewritePattern {
             root,
             120,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:68:5",
+            "rules/layer_norm.yaml:102:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1495,7 +2427,7 @@ class LayerNormNoBiasRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:80
+// Generated from: rules/layer_norm.yaml:114
 // layer_norm_no_affine (priority 110): LayerNorm without scale or bias; the scale becomes a constant of ones.
 //===----------------------------------------------------------------------===//
 
@@ -1503,7 +2435,7 @@ class LayerNormNoBiasRule : public RewritePattern {
 const gen::RuleSpec& specLayerNormNoAffine() {
   static const gen::RuleSpec spec = {
     "layer_norm_no_affine",
-    "rules/layer_norm.yaml:80:5",
+    "rules/layer_norm.yaml:114:5",
     1,  // root expr
     // slots
     {"x", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
@@ -1513,78 +2445,101 @@ const gen::RuleSpec& specLayerNormNoAffine() {
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:84:32", 0},
+      {"x", "rules/layer_norm.yaml:118:32", 0},
       // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"y", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 1},
+      {"y", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 1},
       // 2: ReduceMean(x, axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 2, 1,
-       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 2, 1,
+       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 3: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 3,
-       2},
+      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       gen::kNoSlot, 2},
       // 4: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 4,
-       2},
-      // 5: 2.0
+      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       gen::kNoSlot, 2},
+      // 5: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 6: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d",
+       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 3},
+      // 7: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       gen::kNoSlot, 2},
+      // 8: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       gen::kNoSlot, 2},
+      // 9: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 10: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d2",
+       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 4},
+      // 11: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 6: 2.0
+      // 12: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 7: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+      // 13: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
        gen::kNoSlot, 1},
-      // 8: 2.0 | Cast(2.0)
+      // 14: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:84:16)"},
-      // 9: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:118:16)"},
+      // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
        gen::kNoSlot, 2},
-      // 10: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+      // 16: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
        gen::kNoSlot, 2},
-      // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:84:16)"},
-      // 12: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:118:16)"},
+      // 18: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 5, 1,
-       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 5, 1,
+       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 13: eps
-      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 6},
-      // 14: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+      // 19: eps
+      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       6},
+      // 20: Add(layer_norm_core.1.var, eps)
+      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
        gen::kNoSlot, 2},
-      // 15: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 7,
-       1},
-      // 16: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+      // 21: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       7, 1},
+      // 22: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
        gen::kNoSlot, 2},
-      // 17: Reciprocal(layer_norm_core.1.std)
+      // 23: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
        gen::kNoSlot, 1},
-      // 18: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
+      // 24: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kNative, "rules/layer_norm.yaml:86:12", "x", gen::kNoSlot, {"x"}, {0},
+    {{Check::kNative, "rules/layer_norm.yaml:120:12", "x", gen::kNoSlot, {"x"}, {0},
       "static_last_dim", gen::nativePredicate("static_last_dim")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", "eps", 6,
+      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)", "eps", 6,
       {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
@@ -1598,22 +2553,28 @@ struct LayerNormNoAffineIds {
     kX = 0,
     kY = 1,
     kLayerNormCore1Mean = 2,
-    kLayerNormCore1D = 3,
-    kLayerNormCore1D2 = 4,
-    kConstant5 = 5,
-    kConstant6 = 6,
-    kCast = 7,
-    kAnyOf8 = 8,
-    kPow = 9,
-    kMul10 = 10,
-    kAnyOf11 = 11,
-    kLayerNormCore1Var = 12,
-    kEps = 13,
-    kAdd = 14,
-    kLayerNormCore1Std = 15,
-    kDiv = 16,
-    kReciprocal = 17,
-    kMul18 = 18,
+    kSub3 = 3,
+    kSub4 = 4,
+    kCast5 = 5,
+    kLayerNormCore1D = 6,
+    kSub7 = 7,
+    kSub8 = 8,
+    kCast9 = 9,
+    kLayerNormCore1D2 = 10,
+    kConstant11 = 11,
+    kConstant12 = 12,
+    kCast13 = 13,
+    kAnyOf14 = 14,
+    kPow = 15,
+    kMul16 = 16,
+    kAnyOf17 = 17,
+    kLayerNormCore1Var = 18,
+    kEps = 19,
+    kAdd = 20,
+    kLayerNormCore1Std = 21,
+    kDiv = 22,
+    kReciprocal = 23,
+    kMul24 = 24,
   };
 };
 
@@ -1652,73 +2613,114 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   // ---- Match
 
   // From LayerNormSharedMatch (the same in other rules of this file):
-  // matchX, matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2, matchEps.
+  // matchX, matchLayerNormCore1Mean, matchSub4, matchSub7, matchSub8, matchCast9, matchConstant12,
+  // matchEps.
 
   /// y = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:84:16))
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:118:16))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
     if (choose(kY, 0) && matchDiv(v, k)) return true;
     undo(m);
-    if (choose(kY, 1) && matchMul18(v, k)) return true;
+    if (choose(kY, 1) && matchMul24(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:84:16))
-  bool matchConstant5(ValueId v, gen::Next k) {
-    if (seen(kConstant5)) return same(kConstant5, v) && k();
-    return bind(kConstant5, v) && constant(kConstant5, v) && k();
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:36:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:118:16))
+  bool matchSub3(ValueId v, gen::Next k) {
+    if (seen(kSub3)) return same(kSub3, v) && k();
+    if (!bind(kSub3, v)) return false;
+    const NodeId n = node(kSub3, v, op::kSub);
+    if (n == kNoId || !attrs(kSub3, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:84:16))
-  bool matchConstant6(ValueId v, gen::Next k) {
-    if (seen(kConstant6)) return same(kConstant6, v) && k();
-    return bind(kConstant6, v) && constant(kConstant6, v) && k();
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:118:16))
+  bool matchCast5(ValueId v, gen::Next k) {
+    if (seen(kCast5)) return same(kCast5, v) && k();
+    if (!bind(kCast5, v)) return false;
+    const NodeId n = node(kCast5, v, op::kCast);
+    if (n == kNoId || !attrs(kCast5, n, v)) return false;
+    return matchSub4(input(n, 0), k);
   }
 
-  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:84:16))
-  bool matchCast(ValueId v, gen::Next k) {
-    if (seen(kCast)) return same(kCast, v) && k();
-    if (!bind(kCast, v)) return false;
-    const NodeId n = node(kCast, v, op::kCast);
-    if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchConstant6(input(n, 0), k);
-  }
-
-  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:84:16))
-  bool matchAnyOf8(ValueId v, gen::Next k) {
-    if (seen(kAnyOf8)) return same(kAnyOf8, v) && k();
-    if (!bind(kAnyOf8, v)) return false;
+  /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
+  /// to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchLayerNormCore1D(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
+    if (!bind(kLayerNormCore1D, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf8, 0) && matchConstant5(v, k)) return true;
+    if (choose(kLayerNormCore1D, 0) && matchSub3(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf8, 1) && matchCast(v, k)) return true;
+    if (choose(kLayerNormCore1D, 1) && matchCast5(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:84:16))
+  /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
+  /// to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
+    if (!bind(kLayerNormCore1D2, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kLayerNormCore1D2, 0) && matchSub7(v, k)) return true;
+    undo(m);
+    if (choose(kLayerNormCore1D2, 1) && matchCast9(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchConstant11(ValueId v, gen::Next k) {
+    if (seen(kConstant11)) return same(kConstant11, v) && k();
+    return bind(kConstant11, v) && constant(kConstant11, v) && k();
+  }
+
+  /// Cast(2.0)  (rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchCast13(ValueId v, gen::Next k) {
+    if (seen(kCast13)) return same(kCast13, v) && k();
+    if (!bind(kCast13, v)) return false;
+    const NodeId n = node(kCast13, v, op::kCast);
+    if (n == kNoId || !attrs(kCast13, n, v)) return false;
+    return matchConstant12(input(n, 0), k);
+  }
+
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:38:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:118:16))
+  bool matchAnyOf14(ValueId v, gen::Next k) {
+    if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
+    if (!bind(kAnyOf14, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf14, 0) && matchConstant11(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf14, 1) && matchCast13(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:118:16))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
     const NodeId n = node(kPow, v, op::kPow);
     if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf8(input(n, 1), k); });
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf14(input(n, 1), k); });
   }
 
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:84:16))
-  bool matchMul10(ValueId v, gen::Next k) {
-    if (seen(kMul10)) return same(kMul10, v) && k();
-    if (!bind(kMul10, v)) return false;
-    const NodeId n = node(kMul10, v, op::kMul);
-    if (n == kNoId || !attrs(kMul10, n, v)) return false;
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchMul16(ValueId v, gen::Next k) {
+    if (seen(kMul16)) return same(kMul16, v) && k();
+    if (!bind(kMul16, v)) return false;
+    const NodeId n = node(kMul16, v, op::kMul);
+    if (n == kNoId || !attrs(kMul16, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
@@ -1728,31 +2730,31 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:84:16))
-  bool matchAnyOf11(ValueId v, gen::Next k) {
-    if (seen(kAnyOf11)) return same(kAnyOf11, v) && k();
-    if (!bind(kAnyOf11, v)) return false;
+  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchAnyOf17(ValueId v, gen::Next k) {
+    if (seen(kAnyOf17)) return same(kAnyOf17, v) && k();
+    if (!bind(kAnyOf17, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf11, 0) && matchPow(v, k)) return true;
+    if (choose(kAnyOf17, 0) && matchPow(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf11, 1) && matchMul10(v, k)) return true;
+    if (choose(kAnyOf17, 1) && matchMul16(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:84:16))
+  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:118:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
     const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
     if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
-    return matchAnyOf11(input(n, 0), k);
+    return matchAnyOf17(input(n, 0), k);
   }
 
-  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:84:16))
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
+  /// rules/layer_norm.yaml:118:16))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -1766,8 +2768,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:84:16))
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:118:16))
   bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
     if (!bind(kLayerNormCore1Std, v)) return false;
@@ -1776,8 +2778,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     return matchAdd(input(n, 0), k);
   }
 
-  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:84:16))
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:118:16))
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -1788,8 +2790,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     });
   }
 
-  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:84:16))
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:118:16))
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -1798,13 +2800,13 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     return matchLayerNormCore1Std(input(n, 0), k);
   }
 
-  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:84:16))
-  bool matchMul18(ValueId v, gen::Next k) {
-    if (seen(kMul18)) return same(kMul18, v) && k();
-    if (!bind(kMul18, v)) return false;
-    const NodeId n = node(kMul18, v, op::kMul);
-    if (n == kNoId || !attrs(kMul18, n, v)) return false;
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:118:16))
+  bool matchMul24(ValueId v, gen::Next k) {
+    if (seen(kMul24)) return same(kMul24, v) && k();
+    if (!bind(kMul24, v)) return false;
+    const NodeId n = node(kMul24, v, op::kMul);
+    if (n == kNoId || !attrs(kMul24, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
@@ -1815,16 +2817,16 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:87:5:
+  /// Variant 0, rules/layer_norm.yaml:121:5:
   ///   y = LayerNormalization(x, tensor(helper, ones_of_last_dim), axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:88:30", "x")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:122:30", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("ones_of_last_dim"),
         {kSlotX},
         {"x"},
-        "rules/layer_norm.yaml:88:33");
+        "rules/layer_norm.yaml:122:33");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
@@ -1832,8 +2834,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:88:79",
-        "rules/layer_norm.yaml:88:79");
+        "rules/layer_norm.yaml:122:79",
+        "rules/layer_norm.yaml:122:79");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
@@ -1841,8 +2843,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:87:5",
-        "rules/layer_norm.yaml:88:11")) return false;
+        "rules/layer_norm.yaml:121:5",
+        "rules/layer_norm.yaml:122:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1868,7 +2870,7 @@ class LayerNormNoAffineRule : public RewritePattern {
             root,
             110,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:80:5",
+            "rules/layer_norm.yaml:114:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1894,6 +2896,7 @@ class LayerNormNoAffineRule : public RewritePattern {
 void populateLayerNorm(RuleSet& rules) {
   rules.add(std::make_unique<LayerNormRule>("layer_norm", op::kAdd, 0));
   rules.add(std::make_unique<LayerNormFp16Rule>("layer_norm_fp16", op::kAdd, 0));
+  rules.add(std::make_unique<LayerNormToFp16Rule>("layer_norm_to_fp16", op::kAdd, 0));
   rules.add(std::make_unique<LayerNormNoBiasRule>("layer_norm_no_bias", op::kMul, 0));
   rules.add(std::make_unique<LayerNormNoAffineRule>("layer_norm_no_affine/Div", op::kDiv, 0));
   rules.add(std::make_unique<LayerNormNoAffineRule>("layer_norm_no_affine/Mul", op::kMul, 0));

@@ -27,6 +27,7 @@ void Rewriter::reportFailure(const std::string& reason) {
 bool Rewriter::checkReplaceable(const std::vector<NodeId>& matched,
                                 const std::vector<ValueId>& provided) {
   matched_ = true;
+  matched_nodes_ = matched;
   feeders_.clear();
   std::string reason = findEscapingValue(graph_, matched, provided, &feeders_);
   if (reason.empty()) return true;
@@ -40,10 +41,59 @@ NodeId Rewriter::createNode(NodeSpec spec) {
   toOpsetForm(model_, graph_, *this, spec);
   // Omitted trailing inputs are no inputs (a variant that leaves an optional bias out).
   while (!spec.inputs.empty() && spec.inputs.back() == kNoId) spec.inputs.pop_back();
+  if (const NodeId same = findIdenticalNode(spec); same != kNoId) return same;
   NodeId id = graph_.addNode(std::move(spec));
   created_.push_back(id);
   if (listener_) listener_->onNodeInserted(graph_, id);
   return id;
+}
+
+namespace {
+
+/// Ops whose two applications to the same inputs may differ.
+bool isNondeterministic(const OpId& op) {
+  static const char* const kOps[] = {
+      "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
+      "Multinomial",  "Bernoulli",        "Dropout"};
+  if (!op.domain().empty()) return false;
+  return std::find(std::begin(kOps), std::end(kOps), op.opType()) != std::end(kOps);
+}
+
+bool sameAttributes(const std::vector<onnx::AttributeProto>& spec, const Node& node) {
+  if (static_cast<size_t>(node.proto().attribute_size()) != spec.size()) return false;
+  for (const onnx::AttributeProto& a : spec) {
+    if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS)
+      return false;
+    const onnx::AttributeProto* b = node.attribute(a.name());
+    if (!b || b->SerializeAsString() != a.SerializeAsString()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+NodeId Rewriter::findIdenticalNode(const NodeSpec& spec) const {
+  if (spec.inputs.empty() || spec.inputs[0] == kNoId || spec.num_outputs != 1 ||
+      !spec.omitted_outputs.empty() || isNondeterministic(spec.op))
+    return kNoId;
+  // Bounded: a value read by very many nodes is not searched through on every creation.
+  constexpr size_t kMaxUsesSearched = 64;
+  const std::vector<Use>& uses = graph_.value(spec.inputs[0]).uses();
+  for (size_t i = 0; i < uses.size() && i < kMaxUsesSearched; ++i) {
+    const NodeId id = uses[i].node;
+    const Node& node = graph_.node(id);
+    if (!node.live() || node.op() != spec.op || node.inputs() != spec.inputs ||
+        node.outputs().size() != 1 || !node.subgraphs().empty() ||
+        graph_.value(node.output(0)).isNamePinned() || !sameAttributes(spec.attributes, node))
+      continue;
+    // The match is erased and its feeders must not be read (readFeeder). A graph output
+    // (pinned name) is not reused: a replaced graph output could not take its place.
+    if (std::find(matched_nodes_.begin(), matched_nodes_.end(), id) != matched_nodes_.end() ||
+        std::find(feeders_.begin(), feeders_.end(), id) != feeders_.end())
+      continue;
+    return id;
+  }
+  return kNoId;
 }
 
 ValueId Rewriter::addInitializer(onnx::TensorProto tensor, std::string_view name_hint) {

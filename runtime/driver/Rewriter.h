@@ -63,6 +63,9 @@ class Rewriter {
   /// Adds a node; created_by and order default to the current rule and the root's place.
   /// Parameters later opsets moved to inputs (Unsqueeze's axes, ...) are put in the form
   /// the model's opset takes, whichever way the rule wrote them (OpsetFormOfNode.h).
+  /// A node outside the match that computes the same (op, inputs, attributes; one output,
+  /// deterministic) is returned instead: rules that each move a shared Cast or Transpose
+  /// (one per reader) then leave one node, not one per reader.
   NodeId createNode(NodeSpec spec);
   /// Adds a constant. A tensor equal to one added before in this graph (name aside) reuses
   /// that initializer: the half caches of Q's and K's rotary, made from one cache, are one
@@ -83,6 +86,9 @@ class Rewriter {
   void reportFailure(const std::string& reason);
   /// An input of a created node that a feeder of the match computes, or kNoId.
   ValueId readFeeder() const;
+  /// A live node computing what `spec` describes, outside the match and its feeders, or
+  /// kNoId.
+  NodeId findIdenticalNode(const NodeSpec& spec) const;
   /// Erases the nodes this attempt created, newest first, when its rewrite is refused.
   void rollBack();
   /// Erases each of `candidates` (popped from the back) that has no reader left, then its
@@ -99,6 +105,8 @@ class Rewriter {
   bool verify_ = false;
   /// Nodes created in this attempt, in creation order (a topological order).
   std::vector<NodeId> created_;
+  /// The nodes checkReplaceable was given: the match, erased by its rewrite.
+  std::vector<NodeId> matched_nodes_;
   /// Nodes outside the match that read a matched value and feed only the match: the
   /// target may not read them, or they (and the matched values) would stay.
   std::vector<NodeId> feeders_;

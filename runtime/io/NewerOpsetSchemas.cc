@@ -55,6 +55,13 @@ void likeInput0(onnx::InferenceContext& ctx, size_t out) {
 /// Output 0 has input 0's type and shape (normalizations, rotary embedding, activations).
 void inferLikeInput0(onnx::InferenceContext& ctx) { likeInput0(ctx, 0); }
 
+/// ONNX Runtime's LayerNormalization (below opset 17) and SimplifiedLayerNormalization:
+/// output 0 has input 0's shape and the scale's (input 1's) element type.
+void inferScaleTypedNorm(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 1, 0);
+  if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+}
+
 /// com.microsoft.Skip(Simplified)LayerNormalization: output 0 and the residual sum (output
 /// 3) have input 0's shape.
 void inferSkipLayerNorm(onnx::InferenceContext& ctx) {
@@ -342,6 +349,24 @@ onnx::OpSchema fresh(const char* name, int since, int min_inputs, int max_inputs
   return s;
 }
 
+/// ONNX Runtime's normalizations in the ONNX domain: x (T), scale and bias (V), Y (V) and
+/// the statistics (U), as its schema types them.
+onnx::OpSchema scaleTypedNorm(const char* name, int max_inputs, int outputs) {
+  onnx::OpSchema s;
+  s.SetName(name).SetDomain(onnx::ONNX_DOMAIN).SinceVersion(1);
+  for (int i = 0; i < max_inputs; ++i)
+    s.Input(i, "in" + std::to_string(i), "", i == 0 ? "T" : "V",
+            i < 2 ? onnx::OpSchema::Single : onnx::OpSchema::Optional);
+  for (int i = 0; i < outputs; ++i)
+    s.Output(i, "out" + std::to_string(i), "", i == 0 ? "V" : "U",
+             i == 0 ? onnx::OpSchema::Single : onnx::OpSchema::Optional);
+  for (const char* type : {"T", "U", "V"})
+    s.TypeConstraint(type, onnx::OpSchema::all_tensor_types(), "any tensor");
+  s.TypeAndShapeInferenceFunction(inferScaleTypedNorm);
+  s.Finalize();
+  return s;
+}
+
 struct Tables {
   std::map<std::string, onnx::OpSchema> changed;  // Reduce* 18 and the new ops
   /// Slice 10, 11 and 13 by since_version, keeping the rank when ONNX's inference cannot.
@@ -430,8 +455,8 @@ const Tables& tables() {
       e.Finalize();
       t.contrib.emplace("EmbedLayerNormalization", std::move(e));
     }
-    t.simplified_layer_norm = fresh("SimplifiedLayerNormalization", 1, 2, 2, 2, inferLikeInput0);
-    t.layer_norm_before_17 = fresh("LayerNormalization", 1, 2, 3, 3, inferLikeInput0);
+    t.simplified_layer_norm = scaleTypedNorm("SimplifiedLayerNormalization", 2, 2);
+    t.layer_norm_before_17 = scaleTypedNorm("LayerNormalization", 3, 3);
     return t;
   }();
   return t;

@@ -26,7 +26,13 @@ void unaryRule(const NodeView& n, std::vector<Facts>& out) { likeInput0(n, out[0
 
 /// LayerNormalization and friends: output 0 is like input 0; the statistics outputs are
 /// left alone.
-void normRule(const NodeView& n, std::vector<Facts>& out) { likeInput0(n, out[0]); }
+void normRule(const NodeView& n, std::vector<Facts>& out) {
+  likeInput0(n, out[0]);
+  // ONNX Runtime's LayerNormalization below opset 17, its SimplifiedLayerNormalization and
+  // ONNX's RMSNormalization type Y as the scale (a float x with fp16 weights gives fp16).
+  const bool one_type = n.node.op_type() == "LayerNormalization" && n.opset >= 17;
+  if (!one_type && n.elem(1) != 0) out[0].elem = n.elem(1);
+}
 
 /// com.microsoft.Skip(Simplified)LayerNormalization: output 0 and the residual sum (3).
 void skipNormRule(const NodeView& n, std::vector<Facts>& out) {

@@ -153,6 +153,45 @@ g (float[2] x) => (float[2] y, float[2] z) {
   EXPECT_TRUE(result.stats.converged);
 }
 
+TEST(Driver, ANewNodeThatComputesWhatAnotherAlreadyDoesIsThatNode) {
+  // abs_skips_neg makes Abs(x), which t's node already computes: y reads it, and no second
+  // Abs(x) is added (a rule moving a shared Cast or Transpose per reader leaves one).
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y, float[2] z) {
+  t = Abs(x)
+  z = Relu(t)
+  n = Neg(x)
+  y = Abs(n)
+}
+)");
+  RuleSet rules;
+  rules.add(std::make_unique<AbsSkipsNeg>());
+  Result result = rewrite(model, rules, noInference());
+  EXPECT_EQ(result.stats.rules[0].applied, 1u);
+  EXPECT_EQ(opTypes(model), (std::vector<std::string>{"Abs", "Relu"}));
+  EXPECT_EQ(model.graph().node(0).output(0), "y") << "the graph output's name is kept";
+  EXPECT_EQ(model.graph().node(1).input(0), "y");
+}
+
+TEST(Driver, ANodeThatComputesAGraphOutputIsNotReused) {
+  // Reusing z's Abs(x) for y would replace one graph output by another, which naming
+  // forbids: y gets its own node.
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y, float[2] z) {
+  z = Abs(x)
+  n = Neg(x)
+  y = Abs(n)
+}
+)");
+  RuleSet rules;
+  rules.add(std::make_unique<AbsSkipsNeg>());
+  Result result = rewrite(model, rules, noInference());
+  EXPECT_EQ(result.stats.rules[0].applied, 1u);
+  EXPECT_EQ(opTypes(model), (std::vector<std::string>{"Abs", "Abs"}));
+}
+
 TEST(Driver, IterationCapIsReportedNotFatal) {
   // Two rules that undo each other never converge.
   RuleSet rules;
