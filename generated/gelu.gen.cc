@@ -71,7 +71,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   /// x
   /// (rules/gelu.yaml: gelu_erf 82:15, fast_gelu 103:19, quick_gelu 127:15, silu 139:15, bias_gelu
   /// 150:35, gelu_approximation 172:31, fused_matmul_one_side 228:30, fused_matmul_input_scale
-  /// 265:15)
+  /// 265:15, fused_matmul_transpose 291:21)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -94,7 +94,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   /// b
   /// (rules/gelu.yaml: gelu_approximation 172:68, transpose_cast_matmul 197:22, fused_matmul
   /// 211:31, fused_matmul_one_side 229:21, fused_matmul_scale 248:22, fused_matmul_input_scale
-  /// 266:22, fused_matmul_transpose 290:31)
+  /// 266:22, fused_matmul_transpose 292:41)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
@@ -102,33 +102,21 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 
   /// a
   /// (rules/gelu.yaml: transpose_cast_matmul 195:22, fused_matmul 210:31, fused_matmul_one_side
-  /// 229:39, fused_matmul_scale 248:19, fused_matmul_input_scale 266:46, fused_matmul_transpose
-  /// 289:31)
+  /// 229:39, fused_matmul_scale 248:19, fused_matmul_input_scale 266:46)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
-  /// ta = Transpose(a)
-  /// (rules/gelu.yaml: fused_matmul 57:11 (in undoable_transpose at rules/gelu.yaml:210:12),
-  /// fused_matmul_transpose 57:11 (in undoable_transpose at rules/gelu.yaml:289:12))
-  bool matchTa(ValueId v, gen::Next k) {
-    if (seen(Ids::kTa)) return same(Ids::kTa, v) && k();
-    if (!bind(Ids::kTa, v)) return false;
-    const NodeId n = node(Ids::kTa, v, op::kTranspose);
-    if (n == kNoId || !attrs(Ids::kTa, n, v)) return false;
-    return matchA(input(n, 0), k);
-  }
-
-  /// tb = Transpose(b)
-  /// (rules/gelu.yaml: fused_matmul 57:11 (in undoable_transpose at rules/gelu.yaml:211:12),
-  /// fused_matmul_transpose 57:11 (in undoable_transpose at rules/gelu.yaml:290:12))
-  bool matchTb(ValueId v, gen::Next k) {
-    if (seen(Ids::kTb)) return same(Ids::kTb, v) && k();
-    if (!bind(Ids::kTb, v)) return false;
-    const NodeId n = node(Ids::kTb, v, op::kTranspose);
-    if (n == kNoId || !attrs(Ids::kTb, n, v)) return false;
-    return matchB(input(n, 0), k);
+  /// t = Transpose(x)
+  /// (rules/gelu.yaml: fused_matmul_one_side 57:11 (in undoable_transpose at
+  /// rules/gelu.yaml:228:11), fused_matmul_transpose 291:11)
+  bool matchT(ValueId v, gen::Next k) {
+    if (seen(Ids::kT)) return same(Ids::kT, v) && k();
+    if (!bind(Ids::kT, v)) return false;
+    const NodeId n = node(Ids::kT, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kT, n, v)) return false;
+    return matchX(input(n, 0), k);
   }
 
   /// c
@@ -2542,7 +2530,25 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
   // ---- Match
 
   // From GeluSharedMatch (the same in other rules of this file):
-  // matchA, matchTa, matchB, matchTb.
+  // matchA, matchB.
+
+  /// ta = Transpose(a)  (rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:210:12))
+  bool matchTa(ValueId v, gen::Next k) {
+    if (seen(kTa)) return same(kTa, v) && k();
+    if (!bind(kTa, v)) return false;
+    const NodeId n = node(kTa, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTa, n, v)) return false;
+    return matchA(input(n, 0), k);
+  }
+
+  /// tb = Transpose(b)  (rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:211:12))
+  bool matchTb(ValueId v, gen::Next k) {
+    if (seen(kTb)) return same(kTb, v) && k();
+    if (!bind(kTb, v)) return false;
+    const NodeId n = node(kTb, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTb, n, v)) return false;
+    return matchB(input(n, 0), k);
+  }
 
   /// y = MatMul(ta, tb)  (rules/gelu.yaml:212:12)
   bool matchY(ValueId v, gen::Next k) {
@@ -2766,16 +2772,7 @@ class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
   // ---- Match
 
   // From GeluSharedMatch (the same in other rules of this file):
-  // matchX, matchB, matchA.
-
-  /// t = Transpose(x)  (rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:228:11))
-  bool matchT(ValueId v, gen::Next k) {
-    if (seen(kT)) return same(kT, v) && k();
-    if (!bind(kT, v)) return false;
-    const NodeId n = node(kT, v, op::kTranspose);
-    if (n == kNoId || !attrs(kT, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
+  // matchX, matchT, matchB, matchA.
 
   /// MatMul(t, b)  (rules/gelu.yaml:229:11)
   bool matchMatMul3(ValueId v, gen::Next k) {
@@ -4192,68 +4189,52 @@ class FusedMatmulInputScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:285
-// fused_matmul_transpose (priority 17): A FusedMatMul reading a Transpose it can undo on an untransposed side, with that Transpose folded in.
+// Generated from: rules/gelu.yaml:287
+// fused_matmul_transpose (priority 17): A FusedMatMul reading a Transpose on one side, composed into that side's flags where they can express it.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule fused_matmul_transpose for the shared checks and messages.
 const gen::RuleSpec& specFusedMatmulTranspose() {
   static const gen::RuleSpec spec = {
     "fused_matmul_transpose",
-    "rules/gelu.yaml:285:5",
-    6,  // root expr
+    "rules/gelu.yaml:287:5",
+    5,  // root expr
     // slots
-    {"a", "ta", "b", "tb", "y"},
-    3,  // attribute captures
+    {"x", "t", "b", "y"},
+    5,  // attribute captures
     0,  // shape symbols
     // exprs
     {
-      // 0: a
-      {"a", "rules/gelu.yaml:289:31", 0},
-      // 1: Transpose(a)
-      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:289:12)", 1,
-       1},
+      // 0: x
+      {"x", "rules/gelu.yaml:291:21", 0},
+      // 1: Transpose(x)
+      {"Transpose", "rules/gelu.yaml:291:11", 1, 1},
       // 2: b
-      {"b", "rules/gelu.yaml:290:31", 2},
-      // 3: Transpose(b)
-      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:290:12)", 3,
-       1},
-      // 4: com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0, transB=capture(t), transBatchB=capture(tt))
-      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:291:13", gen::kNoSlot, 2,
-       {{"alpha", "rules/gelu.yaml:291:46", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
+      {"b", "rules/gelu.yaml:292:41", 2},
+      // 3: com.microsoft.FusedMatMul(t, b, alpha=capture(al), transB=capture(tb), transBatchB=capture(tbb))
+      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:292:12", gen::kNoSlot, 2,
+       {{"alpha", "rules/gelu.yaml:292:44", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
          0.0, 0.0, 0, "al"},
-        {"transA", "rules/gelu.yaml:291:65", Attr::kEquals, {gen::intLiteral(0)}, false,
-         gen::intLiteral(0)},
-        {"transBatchA", "rules/gelu.yaml:291:75", Attr::kEquals, {gen::intLiteral(0)}, false,
-         gen::intLiteral(0)},
-        {"transB", "rules/gelu.yaml:292:39", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
-         0.0, 1, "t"},
-        {"transBatchB", "rules/gelu.yaml:292:58", Attr::kCapture, {}, false, gen::intLiteral(0), {},
-         0.0, 0.0, 2, "tt"}}},
-      // 5: com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0)
-      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:293:15", gen::kNoSlot, 2,
-       {{"alpha", "rules/gelu.yaml:293:48", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
+        {"transB", "rules/gelu.yaml:292:63", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 1, "tb"},
+        {"transBatchB", "rules/gelu.yaml:293:38", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 2, "tbb"}}},
+      // 4: com.microsoft.FusedMatMul(b, t, alpha=capture(al), transA=capture(ta), transBatchA=capture(tba))
+      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:294:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/gelu.yaml:294:46", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
          0.0, 0.0, 0, "al"},
-        {"transA", "rules/gelu.yaml:293:67", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
-         0.0, 1, "t"},
-        {"transBatchA", "rules/gelu.yaml:294:41", Attr::kCapture, {}, false, gen::intLiteral(0), {},
-         0.0, 0.0, 2, "tt"},
-        {"transB", "rules/gelu.yaml:294:66", Attr::kEquals, {gen::intLiteral(0)}, false,
-         gen::intLiteral(0)},
-        {"transBatchB", "rules/gelu.yaml:294:76", Attr::kEquals, {gen::intLiteral(0)}, false,
-         gen::intLiteral(0)}}},
-      // 6: com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0, transB=capture(t), transBatchB=capture(tt)) | com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0)
-      {"y", "rules/gelu.yaml:293:13", 4},
+        {"transA", "rules/gelu.yaml:294:65", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 3, "ta"},
+        {"transBatchA", "rules/gelu.yaml:295:40", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 4, "tba"}}},
+      // 5: com.microsoft.FusedMatMul(t, b, alpha=capture(al), transB=capture(tb), transBatchB=capture(tbb)) | com.microsoft.FusedMatMul(b, t, alpha=capture(al), transA=capture(ta), transBatchA=capture(tba))
+      {"y", "rules/gelu.yaml:294:12", 3},
     },
     // constraints
-    {{Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:289:12)",
-      "ta", gen::kNoSlot, {"ta"}, {1}, "folds_into_fused_matmul",
-      gen::nativePredicate("folds_into_fused_matmul"), 1},
-     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:290:12)",
-      "tb", gen::kNoSlot, {"tb"}, {3}, "folds_into_fused_matmul",
-      gen::nativePredicate("folds_into_fused_matmul"), 3}},
+    {{Check::kNative, "rules/gelu.yaml:297:12", "t", gen::kNoSlot, {"t", "y"}, {1, 3},
+      "composes_with_fused_side", gen::nativePredicate("composes_with_fused_side")}},
     // rewrite variants
-    {{true, "", -1, -1, {{{6, 0}}}}, {}},
+    {{true, "", -1, -1, {{{5, 0}}}}, {}},
   };
   return spec;
 }
@@ -4261,13 +4242,12 @@ const gen::RuleSpec& specFusedMatmulTranspose() {
 /// Expr ids of rule fused_matmul_transpose (indices into its RuleSpec's exprs).
 struct FusedMatmulTransposeIds {
   enum : gen::ExprId {
-    kA = 0,
-    kTa = 1,
+    kX = 0,
+    kT = 1,
     kB = 2,
-    kTb = 3,
+    kFusedMatMul3 = 3,
     kFusedMatMul4 = 4,
-    kFusedMatMul5 = 5,
-    kY = 6,
+    kY = 5,
   };
 };
 
@@ -4299,195 +4279,211 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
 
  private:
   enum : uint32_t {
-    kSlotA = 0,
-    kSlotTa = 1,
+    kSlotX = 0,
+    kSlotT = 1,
     kSlotB = 2,
-    kSlotTb = 3,
-    kSlotY = 4,
+    kSlotY = 3,
   };
 
   // ---- Match
 
   // From GeluSharedMatch (the same in other rules of this file):
-  // matchA, matchTa, matchB, matchTb.
+  // matchX, matchT, matchB.
 
-  /// com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0,
-  /// transB=capture(t), transBatchB=capture(tt))  (rules/gelu.yaml:291:13)
+  /// com.microsoft.FusedMatMul(t, b, alpha=capture(al), transB=capture(tb),
+  /// transBatchB=capture(tbb))  (rules/gelu.yaml:292:12)
+  bool matchFusedMatMul3(ValueId v, gen::Next k) {
+    if (seen(kFusedMatMul3)) return same(kFusedMatMul3, v) && k();
+    if (!bind(kFusedMatMul3, v)) return false;
+    const NodeId n = node(kFusedMatMul3, v, op::kComMicrosoftFusedMatMul);
+    if (n == kNoId || !attrs(kFusedMatMul3, n, v)) return false;
+    return matchT(input(n, 0), [&] { return matchB(input(n, 1), k); });
+  }
+
+  /// com.microsoft.FusedMatMul(b, t, alpha=capture(al), transA=capture(ta),
+  /// transBatchA=capture(tba))  (rules/gelu.yaml:294:14)
   bool matchFusedMatMul4(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul4)) return same(kFusedMatMul4, v) && k();
     if (!bind(kFusedMatMul4, v)) return false;
     const NodeId n = node(kFusedMatMul4, v, op::kComMicrosoftFusedMatMul);
     if (n == kNoId || !attrs(kFusedMatMul4, n, v)) return false;
-    return matchTa(input(n, 0), [&] { return matchB(input(n, 1), k); });
+    return matchB(input(n, 0), [&] { return matchT(input(n, 1), k); });
   }
 
-  /// com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t),
-  /// transBatchA=capture(tt), transB=0, transBatchB=0)  (rules/gelu.yaml:293:15)
-  bool matchFusedMatMul5(ValueId v, gen::Next k) {
-    if (seen(kFusedMatMul5)) return same(kFusedMatMul5, v) && k();
-    if (!bind(kFusedMatMul5, v)) return false;
-    const NodeId n = node(kFusedMatMul5, v, op::kComMicrosoftFusedMatMul);
-    if (n == kNoId || !attrs(kFusedMatMul5, n, v)) return false;
-    return matchA(input(n, 0), [&] { return matchTb(input(n, 1), k); });
-  }
-
-  /// y = com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0,
-  /// transB=capture(t), transBatchB=capture(tt)) | com.microsoft.FusedMatMul(a, tb,
-  /// alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0) 
-  /// (rules/gelu.yaml:293:13)
+  /// y = com.microsoft.FusedMatMul(t, b, alpha=capture(al), transB=capture(tb),
+  /// transBatchB=capture(tbb)) | com.microsoft.FusedMatMul(b, t, alpha=capture(al),
+  /// transA=capture(ta), transBatchA=capture(tba))  (rules/gelu.yaml:294:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
-    if (choose(kY, 0) && matchFusedMatMul4(v, k)) return true;  // @a
+    if (choose(kY, 0) && matchFusedMatMul3(v, k)) return true;  // @a
     undo(m);
-    if (choose(kY, 1) && matchFusedMatMul5(v, k)) return true;  // @b
+    if (choose(kY, 1) && matchFusedMatMul4(v, k)) return true;  // @b
     undo(m);
     return false;
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when @a), rules/gelu.yaml:296:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=attr(al), transA=helper(fused_trans), transB=attr(t), transBatchA=helper(fused_trans_batch), transBatchB=attr(tt))
+  /// Variant 0 (when @a), rules/gelu.yaml:300:9:
+  ///   t = t
+  ///   y = com.microsoft.FusedMatMul(x, b, alpha=attr(al), transA=helper(composed_trans), transB=attr(tb), transBatchA=helper(composed_trans_batch), transBatchB=attr(tbb))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:298:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:298:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 = captured(
-        0,
-        "alpha",
-        "al",
-        "rules/gelu.yaml:298:47",
-        "rules/gelu.yaml:298:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    std::optional<onnx::AttributeProto> a2_1 = attrHelper(
-        gen::attributeHelper("fused_trans"),
-        {kSlotTa},
-        {"ta"},
-        "transA",
-        "rules/gelu.yaml:298:63",
-        "rules/gelu.yaml:298:63");
-    if (!a2_1) return false;
-    attrs2.push_back(std::move(*a2_1));
-    std::optional<onnx::AttributeProto> a2_2 = captured(
-        1,
-        "transB",
-        "t",
-        "rules/gelu.yaml:299:41",
-        "rules/gelu.yaml:299:41");
-    if (!a2_2) return false;
-    attrs2.push_back(std::move(*a2_2));
-    std::optional<onnx::AttributeProto> a2_3 = attrHelper(
-        gen::attributeHelper("fused_trans_batch"),
-        {kSlotTa},
-        {"ta"},
-        "transBatchA",
-        "rules/gelu.yaml:299:57",
-        "rules/gelu.yaml:299:57");
-    if (!a2_3) return false;
-    attrs2.push_back(std::move(*a2_3));
-    std::optional<onnx::AttributeProto> a2_4 = captured(
-        2,
-        "transBatchB",
-        "tt",
-        "rules/gelu.yaml:300:41",
-        "rules/gelu.yaml:300:41");
-    if (!a2_4) return false;
-    attrs2.push_back(std::move(*a2_4));
-    collectMatched();
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/gelu.yaml:296:9",
-        "rules/gelu.yaml:298:15")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
-  }
-
-  /// Variant 1, rules/gelu.yaml:301:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=attr(al), transA=attr(t), transB=helper(fused_trans), transBatchA=attr(tt), transBatchB=helper(fused_trans_batch))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:302:41", "a")) return false;
+    if (!requireBound(kSlotT, "rules/gelu.yaml:298:11", "t")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:302:41", "x")) return false;
     if (!requireBound(kSlotB, "rules/gelu.yaml:302:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 = captured(
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 = captured(
         0,
         "alpha",
         "al",
         "rules/gelu.yaml:302:47",
         "rules/gelu.yaml:302:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    std::optional<onnx::AttributeProto> a2_1 = captured(
-        1,
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    std::optional<onnx::AttributeProto> a3_1 = attrHelper(
+        gen::attributeHelper("composed_trans"),
+        {kSlotT, kSlotY},
+        {"t", "y"},
         "transA",
-        "t",
         "rules/gelu.yaml:302:63",
         "rules/gelu.yaml:302:63");
-    if (!a2_1) return false;
-    attrs2.push_back(std::move(*a2_1));
-    std::optional<onnx::AttributeProto> a2_2 = attrHelper(
-        gen::attributeHelper("fused_trans"),
-        {kSlotTb},
-        {"tb"},
+    if (!a3_1) return false;
+    attrs3.push_back(std::move(*a3_1));
+    std::optional<onnx::AttributeProto> a3_2 = captured(
+        1,
         "transB",
+        "tb",
         "rules/gelu.yaml:303:41",
         "rules/gelu.yaml:303:41");
-    if (!a2_2) return false;
-    attrs2.push_back(std::move(*a2_2));
-    std::optional<onnx::AttributeProto> a2_3 = captured(
-        2,
+    if (!a3_2) return false;
+    attrs3.push_back(std::move(*a3_2));
+    std::optional<onnx::AttributeProto> a3_3 = attrHelper(
+        gen::attributeHelper("composed_trans_batch"),
+        {kSlotT, kSlotY},
+        {"t", "y"},
         "transBatchA",
-        "tt",
-        "rules/gelu.yaml:303:73",
-        "rules/gelu.yaml:303:73");
-    if (!a2_3) return false;
-    attrs2.push_back(std::move(*a2_3));
-    std::optional<onnx::AttributeProto> a2_4 = attrHelper(
-        gen::attributeHelper("fused_trans_batch"),
-        {kSlotTb},
-        {"tb"},
+        "rules/gelu.yaml:303:58",
+        "rules/gelu.yaml:303:58");
+    if (!a3_3) return false;
+    attrs3.push_back(std::move(*a3_3));
+    std::optional<onnx::AttributeProto> a3_4 = captured(
+        2,
         "transBatchB",
+        "tbb",
         "rules/gelu.yaml:304:41",
         "rules/gelu.yaml:304:41");
-    if (!a2_4) return false;
-    attrs2.push_back(std::move(*a2_4));
+    if (!a3_4) return false;
+    attrs3.push_back(std::move(*a3_4));
     collectMatched();
+    if (!replaceable(
+        kSlotT,
+        To::kRef,
+        kSlotT,
+        "rules/gelu.yaml:300:9",
+        "rules/gelu.yaml:298:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:301:9",
+        "rules/gelu.yaml:300:9",
         "rules/gelu.yaml:302:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotA);
+    const ValueId v0 = slot(kSlotT);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v3}});
+  }
+
+  /// Variant 1, rules/gelu.yaml:305:9:
+  ///   t = t
+  ///   y = com.microsoft.FusedMatMul(b, x, alpha=attr(al), transA=attr(ta), transB=helper(composed_trans), transBatchA=attr(tba), transBatchB=helper(composed_trans_batch))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotT, "rules/gelu.yaml:298:11", "t")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:306:41", "b")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:306:44", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 = captured(
+        0,
+        "alpha",
+        "al",
+        "rules/gelu.yaml:306:47",
+        "rules/gelu.yaml:306:47");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    std::optional<onnx::AttributeProto> a3_1 = captured(
+        3,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:306:63",
+        "rules/gelu.yaml:306:63");
+    if (!a3_1) return false;
+    attrs3.push_back(std::move(*a3_1));
+    std::optional<onnx::AttributeProto> a3_2 = attrHelper(
+        gen::attributeHelper("composed_trans"),
+        {kSlotT, kSlotY},
+        {"t", "y"},
+        "transB",
+        "rules/gelu.yaml:307:41",
+        "rules/gelu.yaml:307:41");
+    if (!a3_2) return false;
+    attrs3.push_back(std::move(*a3_2));
+    std::optional<onnx::AttributeProto> a3_3 = captured(
+        4,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:307:78",
+        "rules/gelu.yaml:307:78");
+    if (!a3_3) return false;
+    attrs3.push_back(std::move(*a3_3));
+    std::optional<onnx::AttributeProto> a3_4 = attrHelper(
+        gen::attributeHelper("composed_trans_batch"),
+        {kSlotT, kSlotY},
+        {"t", "y"},
+        "transBatchB",
+        "rules/gelu.yaml:308:41",
+        "rules/gelu.yaml:308:41");
+    if (!a3_4) return false;
+    attrs3.push_back(std::move(*a3_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotT,
+        To::kRef,
+        kSlotT,
+        "rules/gelu.yaml:305:9",
+        "rules/gelu.yaml:298:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:305:9",
+        "rules/gelu.yaml:306:15")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotT);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    const ValueId v2 = slot(kSlotX);
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v3}});
   }
 };
 
@@ -4500,7 +4496,7 @@ class FusedMatmulTransposeRule : public RewritePattern {
             root,
             17,
             {"ort"},
-            "rules/gelu.yaml:285:5",
+            "rules/gelu.yaml:287:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
