@@ -45,10 +45,13 @@ const OpId kDropout = OpId::get("", "Dropout");
 const OpId kGather = OpId::get("", "Gather");
 const OpId kGemm = OpId::get("", "Gemm");
 const OpId kIdentity = OpId::get("", "Identity");
+const OpId kIsNaN = OpId::get("", "IsNaN");
 const OpId kMatMul = OpId::get("", "MatMul");
 const OpId kReshape = OpId::get("", "Reshape");
+const OpId kSoftmax = OpId::get("", "Softmax");
 const OpId kTranspose = OpId::get("", "Transpose");
 const OpId kUnsqueeze = OpId::get("", "Unsqueeze");
+const OpId kWhere = OpId::get("", "Where");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
@@ -62,15 +65,23 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/canonicalize.yaml: identity 15:20, cast_to_same_type 22:16, dropout_in_inference 33:19,
-  /// add_zero 49:15, transpose_pair 60:32, gemm_of_flattened_rows 76:19)
+  /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
+  /// add_zero 51:15, softmax_nan_guard 66:19, transpose_through_3d 82:19, transpose_pair 94:32,
+  /// gemm_of_flattened_rows 110:19)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 76:22, reshape_to_own_shape 96:22)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:51, transpose_through_3d 83:49)
+  bool matchAny4(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny4)) return same(Ids::kAny4, v) && k();
+    return bind(Ids::kAny4, v) && k();
+  }
+
+  /// _
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 110:22, reshape_to_own_shape 130:22)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
@@ -78,7 +89,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:12
+// Generated from: rules/canonicalize.yaml:14
 // identity (priority 1000): Identity(x) is x.
 //===----------------------------------------------------------------------===//
 
@@ -86,7 +97,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specIdentity() {
   static const gen::RuleSpec spec = {
     "identity",
-    "rules/canonicalize.yaml:12:5",
+    "rules/canonicalize.yaml:14:5",
     1,  // root expr
     // slots
     {"x", "y"},
@@ -95,9 +106,9 @@ const gen::RuleSpec& specIdentity() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:15:20", 0},
+      {"x", "rules/canonicalize.yaml:17:20", 0},
       // 1: Identity(x)
-      {"Identity", "rules/canonicalize.yaml:15:11", 1, 1},
+      {"Identity", "rules/canonicalize.yaml:17:11", 1, 1},
     },
     // constraints
     {},
@@ -146,7 +157,7 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// y = Identity(x)  (rules/canonicalize.yaml:15:11)
+  /// y = Identity(x)  (rules/canonicalize.yaml:17:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -157,18 +168,18 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:16:5:
+  /// Variant 0, rules/canonicalize.yaml:18:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:17:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:19:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:16:5",
-        "rules/canonicalize.yaml:17:11")) return false;
+        "rules/canonicalize.yaml:18:5",
+        "rules/canonicalize.yaml:19:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -186,7 +197,7 @@ class IdentityRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:12:5",
+            "rules/canonicalize.yaml:14:5",
             {}}),
         root_output_(root_output) {}
 
@@ -208,7 +219,7 @@ class IdentityRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:19
+// Generated from: rules/canonicalize.yaml:21
 // cast_to_same_type (priority 1000): A Cast to the element type its input already has is its input.
 //===----------------------------------------------------------------------===//
 
@@ -216,7 +227,7 @@ class IdentityRule : public RewritePattern {
 const gen::RuleSpec& specCastToSameType() {
   static const gen::RuleSpec spec = {
     "cast_to_same_type",
-    "rules/canonicalize.yaml:19:5",
+    "rules/canonicalize.yaml:21:5",
     1,  // root expr
     // slots
     {"x", "y"},
@@ -225,12 +236,12 @@ const gen::RuleSpec& specCastToSameType() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:22:16", 0},
+      {"x", "rules/canonicalize.yaml:24:16", 0},
       // 1: Cast(x)
-      {"Cast", "rules/canonicalize.yaml:22:11", 1, 1},
+      {"Cast", "rules/canonicalize.yaml:24:11", 1, 1},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:24:12", "x", gen::kNoSlot, {"x", "y"}, {0, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:26:12", "x", gen::kNoSlot, {"x", "y"}, {0, 1},
       "same_elem_type", gen::nativePredicate("same_elem_type")}},
     // rewrite variants
     {{}},
@@ -277,7 +288,7 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// y = Cast(x)  (rules/canonicalize.yaml:22:11)
+  /// y = Cast(x)  (rules/canonicalize.yaml:24:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -288,18 +299,18 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:25:5:
+  /// Variant 0, rules/canonicalize.yaml:27:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:26:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:28:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:25:5",
-        "rules/canonicalize.yaml:26:11")) return false;
+        "rules/canonicalize.yaml:27:5",
+        "rules/canonicalize.yaml:28:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -317,7 +328,7 @@ class CastToSameTypeRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:19:5",
+            "rules/canonicalize.yaml:21:5",
             {}}),
         root_output_(root_output) {}
 
@@ -339,7 +350,7 @@ class CastToSameTypeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:30
+// Generated from: rules/canonicalize.yaml:32
 // dropout_in_inference (priority 1000): Dropout(x) in inference (no training mode, training mode false, or ratio 0) is x.
 //===----------------------------------------------------------------------===//
 
@@ -347,7 +358,7 @@ class CastToSameTypeRule : public RewritePattern {
 const gen::RuleSpec& specDropoutInInference() {
   static const gen::RuleSpec spec = {
     "dropout_in_inference",
-    "rules/canonicalize.yaml:30:5",
+    "rules/canonicalize.yaml:32:5",
     10,  // root expr
     // slots
     {"x", "off", "zero", "y"},
@@ -356,32 +367,32 @@ const gen::RuleSpec& specDropoutInInference() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:33:19", 0},
+      {"x", "rules/canonicalize.yaml:35:19", 0},
       // 1: Dropout(x)
-      {"Dropout", "rules/canonicalize.yaml:33:11", gen::kNoSlot, 1},
+      {"Dropout", "rules/canonicalize.yaml:35:11", gen::kNoSlot, 1},
       // 2: _
-      {"_", "rules/canonicalize.yaml:33:35"},
+      {"_", "rules/canonicalize.yaml:35:35"},
       // 3: Dropout(x, _)
-      {"Dropout", "rules/canonicalize.yaml:33:24", gen::kNoSlot, 2},
+      {"Dropout", "rules/canonicalize.yaml:35:24", gen::kNoSlot, 2},
       // 4: _
-      {"_", "rules/canonicalize.yaml:33:51"},
+      {"_", "rules/canonicalize.yaml:35:51"},
       // 5: off
-      {"off", "rules/canonicalize.yaml:33:54", 1},
+      {"off", "rules/canonicalize.yaml:35:54", 1},
       // 6: Dropout(x, _, off)
-      {"Dropout", "rules/canonicalize.yaml:33:40", gen::kNoSlot, 3},
+      {"Dropout", "rules/canonicalize.yaml:35:40", gen::kNoSlot, 3},
       // 7: zero
-      {"zero", "rules/canonicalize.yaml:33:72", 2},
+      {"zero", "rules/canonicalize.yaml:35:72", 2},
       // 8: _
-      {"_", "rules/canonicalize.yaml:33:78"},
+      {"_", "rules/canonicalize.yaml:35:78"},
       // 9: Dropout(x, zero, _)
-      {"Dropout", "rules/canonicalize.yaml:33:61", gen::kNoSlot, 3},
+      {"Dropout", "rules/canonicalize.yaml:35:61", gen::kNoSlot, 3},
       // 10: Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _)
-      {"y", "rules/canonicalize.yaml:33:22", 3},
+      {"y", "rules/canonicalize.yaml:35:22", 3},
     },
     // constraints
-    {{Check::kConstantEquals, "rules/canonicalize.yaml:35:15", "off", 1, {}, {}, "", nullptr,
+    {{Check::kConstantEquals, "rules/canonicalize.yaml:37:15", "off", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:36:15", "zero", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:38:15", "zero", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.0)}},
     // rewrite variants
     {{}},
@@ -437,9 +448,9 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchX.
+  // matchX, matchAny4.
 
-  /// Dropout(x)  (rules/canonicalize.yaml:33:11)
+  /// Dropout(x)  (rules/canonicalize.yaml:35:11)
   bool matchDropout1(ValueId v, gen::Next k) {
     if (seen(kDropout1)) return same(kDropout1, v) && k();
     if (!bind(kDropout1, v)) return false;
@@ -448,13 +459,13 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     return matchX(input(n, 0), k);
   }
 
-  /// _  (rules/canonicalize.yaml:33:35)
+  /// _  (rules/canonicalize.yaml:35:35)
   bool matchAny2(ValueId v, gen::Next k) {
     if (seen(kAny2)) return same(kAny2, v) && k();
     return bind(kAny2, v) && k();
   }
 
-  /// Dropout(x, _)  (rules/canonicalize.yaml:33:24)
+  /// Dropout(x, _)  (rules/canonicalize.yaml:35:24)
   bool matchDropout3(ValueId v, gen::Next k) {
     if (seen(kDropout3)) return same(kDropout3, v) && k();
     if (!bind(kDropout3, v)) return false;
@@ -463,19 +474,13 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     return matchX(input(n, 0), [&] { return matchAny2(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:33:51)
-  bool matchAny4(ValueId v, gen::Next k) {
-    if (seen(kAny4)) return same(kAny4, v) && k();
-    return bind(kAny4, v) && k();
-  }
-
-  /// off  (rules/canonicalize.yaml:33:54)
+  /// off  (rules/canonicalize.yaml:35:54)
   bool matchOff(ValueId v, gen::Next k) {
     if (seen(kOff)) return same(kOff, v) && k();
     return bind(kOff, v) && k();
   }
 
-  /// Dropout(x, _, off)  (rules/canonicalize.yaml:33:40)
+  /// Dropout(x, _, off)  (rules/canonicalize.yaml:35:40)
   bool matchDropout6(ValueId v, gen::Next k) {
     if (seen(kDropout6)) return same(kDropout6, v) && k();
     if (!bind(kDropout6, v)) return false;
@@ -488,19 +493,19 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     });
   }
 
-  /// zero  (rules/canonicalize.yaml:33:72)
+  /// zero  (rules/canonicalize.yaml:35:72)
   bool matchZero(ValueId v, gen::Next k) {
     if (seen(kZero)) return same(kZero, v) && k();
     return bind(kZero, v) && k();
   }
 
-  /// _  (rules/canonicalize.yaml:33:78)
+  /// _  (rules/canonicalize.yaml:35:78)
   bool matchAny8(ValueId v, gen::Next k) {
     if (seen(kAny8)) return same(kAny8, v) && k();
     return bind(kAny8, v) && k();
   }
 
-  /// Dropout(x, zero, _)  (rules/canonicalize.yaml:33:61)
+  /// Dropout(x, zero, _)  (rules/canonicalize.yaml:35:61)
   bool matchDropout9(ValueId v, gen::Next k) {
     if (seen(kDropout9)) return same(kDropout9, v) && k();
     if (!bind(kDropout9, v)) return false;
@@ -514,7 +519,7 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
   }
 
   /// y = Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _) 
-  /// (rules/canonicalize.yaml:33:22)
+  /// (rules/canonicalize.yaml:35:22)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -532,18 +537,18 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:37:5:
+  /// Variant 0, rules/canonicalize.yaml:39:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:38:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:40:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:37:5",
-        "rules/canonicalize.yaml:38:11")) return false;
+        "rules/canonicalize.yaml:39:5",
+        "rules/canonicalize.yaml:40:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -561,7 +566,7 @@ class DropoutInInferenceRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:30:5",
+            "rules/canonicalize.yaml:32:5",
             {}}),
         root_output_(root_output) {}
 
@@ -583,7 +588,7 @@ class DropoutInInferenceRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:45
+// Generated from: rules/canonicalize.yaml:47
 // add_zero (priority 100): Add(x, 0) (in either order) of a one-element constant zero is x.
 //===----------------------------------------------------------------------===//
 
@@ -591,7 +596,7 @@ class DropoutInInferenceRule : public RewritePattern {
 const gen::RuleSpec& specAddZero() {
   static const gen::RuleSpec spec = {
     "add_zero",
-    "rules/canonicalize.yaml:45:5",
+    "rules/canonicalize.yaml:47:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -600,14 +605,14 @@ const gen::RuleSpec& specAddZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:49:15", 0},
+      {"x", "rules/canonicalize.yaml:51:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:49:18", 1},
+      {"z", "rules/canonicalize.yaml:51:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:49:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:51:11", 2, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/canonicalize.yaml:51:12", "z", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kScalar, "rules/canonicalize.yaml:53:12", "z", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {}, true, true}},
     // rewrite variants
     {{}},
@@ -656,13 +661,13 @@ class AddZeroMatch : public CanonicalizeSharedMatch<AddZeroIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// z  (rules/canonicalize.yaml:49:18)
+  /// z  (rules/canonicalize.yaml:51:18)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(kZ)) return same(kZ, v) && k();
     return bind(kZ, v) && k();
   }
 
-  /// y = Add(x, z)  (rules/canonicalize.yaml:49:11)
+  /// y = Add(x, z)  (rules/canonicalize.yaml:51:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -678,18 +683,18 @@ class AddZeroMatch : public CanonicalizeSharedMatch<AddZeroIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:52:5:
+  /// Variant 0, rules/canonicalize.yaml:54:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:53:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:55:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:52:5",
-        "rules/canonicalize.yaml:53:11")) return false;
+        "rules/canonicalize.yaml:54:5",
+        "rules/canonicalize.yaml:55:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -707,7 +712,7 @@ class AddZeroRule : public RewritePattern {
             root,
             100,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:45:5",
+            "rules/canonicalize.yaml:47:5",
             {}}),
         root_output_(root_output) {}
 
@@ -729,7 +734,362 @@ class AddZeroRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:57
+// Generated from: rules/canonicalize.yaml:63
+// softmax_nan_guard (priority 1000): Where(IsNaN(p), 0, p) of p = Softmax(x) is p when x holds no infinity or NaN by construction.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule softmax_nan_guard for the shared checks and messages.
+const gen::RuleSpec& specSoftmaxNanGuard() {
+  static const gen::RuleSpec spec = {
+    "softmax_nan_guard",
+    "rules/canonicalize.yaml:63:5",
+    4,  // root expr
+    // slots
+    {"x", "p", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:66:19", 0},
+      // 1: Softmax(x)
+      {"Softmax", "rules/canonicalize.yaml:66:11", 1, 1},
+      // 2: IsNaN(p)
+      {"IsNaN", "rules/canonicalize.yaml:67:17", gen::kNoSlot, 1},
+      // 3: 0.0
+      {"constant 0.0", "rules/canonicalize.yaml:67:27", gen::kNoSlot, 0, {},
+       gen::floatLiteral(0.0)},
+      // 4: Where(IsNaN(p), 0.0, p)
+      {"Where", "rules/canonicalize.yaml:67:11", 2, 3},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:69:12", "x", gen::kNoSlot, {"x"}, {0},
+      "finite_scores", gen::nativePredicate("finite_scores")}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule softmax_nan_guard (indices into its RuleSpec's exprs).
+struct SoftmaxNanGuardIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kP = 1,
+    kIsNaN = 2,
+    kConstant = 3,
+    kY = 4,
+  };
+};
+
+/// The search of rule softmax_nan_guard: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> {
+ public:
+  SoftmaxNanGuardMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<SoftmaxNanGuardIds>(specSoftmaxNanGuard(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotP = 1,
+    kSlotY = 2,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX.
+
+  /// p = Softmax(x)  (rules/canonicalize.yaml:66:11)
+  bool matchP(ValueId v, gen::Next k) {
+    if (seen(kP)) return same(kP, v) && k();
+    if (!bind(kP, v)) return false;
+    const NodeId n = node(kP, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kP, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// IsNaN(p)  (rules/canonicalize.yaml:67:17)
+  bool matchIsNaN(ValueId v, gen::Next k) {
+    if (seen(kIsNaN)) return same(kIsNaN, v) && k();
+    if (!bind(kIsNaN, v)) return false;
+    const NodeId n = node(kIsNaN, v, op::kIsNaN);
+    if (n == kNoId || !attrs(kIsNaN, n, v)) return false;
+    return matchP(input(n, 0), k);
+  }
+
+  /// 0.0  (rules/canonicalize.yaml:67:27)
+  bool matchConstant(ValueId v, gen::Next k) {
+    if (seen(kConstant)) return same(kConstant, v) && k();
+    return bind(kConstant, v) && constant(kConstant, v) && k();
+  }
+
+  /// y = Where(IsNaN(p), 0.0, p)  (rules/canonicalize.yaml:67:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kWhere);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchIsNaN(input(n, 0), [&] {
+      return matchConstant(input(n, 1), [&] {
+        return matchP(input(n, 2), k);
+      });
+    });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:71:5:
+  ///   p = p
+  ///   y = p
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:70:11", "p")) return false;
+    collectMatched();
+    if (!replaceable(
+        kSlotP,
+        To::kRef,
+        kSlotP,
+        "rules/canonicalize.yaml:71:5",
+        "rules/canonicalize.yaml:70:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotP,
+        "rules/canonicalize.yaml:71:5",
+        "rules/canonicalize.yaml:70:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotP);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v0}});
+  }
+};
+
+/// softmax_nan_guard as a RewritePattern.
+class SoftmaxNanGuardRule : public RewritePattern {
+ public:
+  SoftmaxNanGuardRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:63:5",
+            {}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    SoftmaxNanGuardMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:77
+// transpose_through_3d (priority 1000): Reshape(Transpose(Reshape(x, [a*b, c, d]), [0, 2, 1]), [a, b, d, c]) of x [a, b, c, d] is x with its last two axes swapped.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule transpose_through_3d for the shared checks and messages.
+const gen::RuleSpec& specTransposeThrough3d() {
+  static const gen::RuleSpec spec = {
+    "transpose_through_3d",
+    "rules/canonicalize.yaml:77:5",
+    5,  // root expr
+    // slots
+    {"x", "r", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:82:19", 0},
+      // 1: _
+      {"_", "rules/canonicalize.yaml:82:22"},
+      // 2: Reshape(x, _)
+      {"Reshape", "rules/canonicalize.yaml:82:11", 1, 2},
+      // 3: Transpose(r, perm=[0, 2, 1])
+      {"Transpose", "rules/canonicalize.yaml:83:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:83:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      // 4: _
+      {"_", "rules/canonicalize.yaml:83:49"},
+      // 5: Reshape(Transpose(r, perm=[0, 2, 1]), _)
+      {"Reshape", "rules/canonicalize.yaml:83:11", 2, 2},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:85:12", "y", gen::kNoSlot, {"y", "x", "r"},
+      {2, 0, 1}, "swaps_last_two_through_3d", gen::nativePredicate("swaps_last_two_through_3d")}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule transpose_through_3d (indices into its RuleSpec's exprs).
+struct TransposeThrough3dIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kAny1 = 1,
+    kR = 2,
+    kTranspose = 3,
+    kAny4 = 4,
+    kY = 5,
+  };
+};
+
+/// The search of rule transpose_through_3d: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3dIds> {
+ public:
+  TransposeThrough3dMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<TransposeThrough3dIds>(specTransposeThrough3d(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotR = 1,
+    kSlotY = 2,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX, matchAny4.
+
+  /// _  (rules/canonicalize.yaml:82:22)
+  bool matchAny1(ValueId v, gen::Next k) {
+    if (seen(kAny1)) return same(kAny1, v) && k();
+    return bind(kAny1, v) && k();
+  }
+
+  /// r = Reshape(x, _)  (rules/canonicalize.yaml:82:11)
+  bool matchR(ValueId v, gen::Next k) {
+    if (seen(kR)) return same(kR, v) && k();
+    if (!bind(kR, v)) return false;
+    const NodeId n = node(kR, v, op::kReshape);
+    if (n == kNoId || !attrs(kR, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
+  }
+
+  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:83:19)
+  bool matchTranspose(ValueId v, gen::Next k) {
+    if (seen(kTranspose)) return same(kTranspose, v) && k();
+    if (!bind(kTranspose, v)) return false;
+    const NodeId n = node(kTranspose, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose, n, v)) return false;
+    return matchR(input(n, 0), k);
+  }
+
+  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:83:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kReshape);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchTranspose(input(n, 0), [&] { return matchAny4(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:86:5:
+  ///   y = Transpose(x, perm=[0, 1, 3, 2])
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:87:21", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:86:5",
+        "rules/canonicalize.yaml:87:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    NodeSpec spec1;
+    spec1.op = op::kTranspose;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
+  }
+};
+
+/// transpose_through_3d as a RewritePattern.
+class TransposeThrough3dRule : public RewritePattern {
+ public:
+  TransposeThrough3dRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:77:5",
+            {op::kTranspose}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    TransposeThrough3dMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:91
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
@@ -737,7 +1097,7 @@ class AddZeroRule : public RewritePattern {
 const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = {
     "transpose_pair",
-    "rules/canonicalize.yaml:57:5",
+    "rules/canonicalize.yaml:91:5",
     9,  // root expr
     // slots
     {"x", "y"},
@@ -746,37 +1106,37 @@ const gen::RuleSpec& specTransposePair() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:60:32", 0},
+      {"x", "rules/canonicalize.yaml:94:32", 0},
       // 1: Transpose(x, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:60:22", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:60:35", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:94:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:94:35", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:60:12", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:60:55", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:94:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:94:55", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 3: Transpose(x, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:61:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:61:37", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:95:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:95:37", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:61:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:61:57", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:95:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:95:57", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: Transpose(x, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:62:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:62:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:96:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:96:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:62:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:62:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:96:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:96:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 7: Transpose(x, perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:63:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:63:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:97:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:97:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:63:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:63:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:97:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:97:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"y", "rules/canonicalize.yaml:61:12", 1},
+      {"y", "rules/canonicalize.yaml:95:12", 1},
     },
     // constraints
     {},
@@ -833,7 +1193,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:60:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:94:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -842,7 +1202,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:60:12)
+  /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:94:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -851,7 +1211,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:61:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:95:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -860,7 +1220,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:61:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:95:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -869,7 +1229,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:62:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:96:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -878,7 +1238,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:62:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:96:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -887,7 +1247,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:63:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:97:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -896,7 +1256,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:63:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:97:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -907,7 +1267,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:61:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:95:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -925,18 +1285,18 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:64:5:
+  /// Variant 0, rules/canonicalize.yaml:98:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:65:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:99:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:64:5",
-        "rules/canonicalize.yaml:65:11")) return false;
+        "rules/canonicalize.yaml:98:5",
+        "rules/canonicalize.yaml:99:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -954,7 +1314,7 @@ class TransposePairRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:57:5",
+            "rules/canonicalize.yaml:91:5",
             {}}),
         root_output_(root_output) {}
 
@@ -976,7 +1336,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:73
+// Generated from: rules/canonicalize.yaml:107
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -984,7 +1344,7 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:73:5",
+    "rules/canonicalize.yaml:107:5",
     9,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
@@ -993,44 +1353,44 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:76:19", 0},
+      {"x", "rules/canonicalize.yaml:110:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:76:22"},
+      {"_", "rules/canonicalize.yaml:110:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:76:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:110:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:77:20", 2},
+      {"w", "rules/canonicalize.yaml:111:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:77:23", 3},
+      {"c", "rules/canonicalize.yaml:111:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:77:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:77:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:111:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:111:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:77:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:111:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:77:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:111:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:77:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:111:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:78:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:78:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:112:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:112:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:78:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:112:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:78:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:112:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"g", "rules/canonicalize.yaml:78:12", 4},
+      {"g", "rules/canonicalize.yaml:112:12", 4},
       // 8: s
-      {"s", "rules/canonicalize.yaml:79:22", 5},
+      {"s", "rules/canonicalize.yaml:113:22", 5},
       // 9: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:79:11", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:113:11", 6, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:81:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+    {{Check::kNative, "rules/canonicalize.yaml:115:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:82:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:116:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{7, 0}}}}, {}},
@@ -1096,7 +1456,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:76:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:110:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -1105,19 +1465,19 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// w  (rules/canonicalize.yaml:77:20)
+  /// w  (rules/canonicalize.yaml:111:20)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(kW)) return same(kW, v) && k();
     return bind(kW, v) && k();
   }
 
-  /// c  (rules/canonicalize.yaml:77:23)
+  /// c  (rules/canonicalize.yaml:111:23)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     return bind(kC, v) && k();
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:77:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:111:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -1130,7 +1490,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:78:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:112:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -1140,7 +1500,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0)  (rules/canonicalize.yaml:78:12)
+  /// transB=0)  (rules/canonicalize.yaml:112:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -1152,13 +1512,13 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// s  (rules/canonicalize.yaml:79:22)
+  /// s  (rules/canonicalize.yaml:113:22)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     return bind(kS, v) && k();
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:79:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:113:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1169,24 +1529,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:84:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:118:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:86:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:86:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:120:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:120:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:86:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:120:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:86:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:120:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:84:9",
-        "rules/canonicalize.yaml:86:15")) return false;
+        "rules/canonicalize.yaml:118:9",
+        "rules/canonicalize.yaml:120:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1218,22 +1578,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:87:9:
+  /// Variant 1, rules/canonicalize.yaml:121:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:88:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:88:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:122:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:122:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:88:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:122:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:87:9",
-        "rules/canonicalize.yaml:88:15")) return false;
+        "rules/canonicalize.yaml:121:9",
+        "rules/canonicalize.yaml:122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1267,7 +1627,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:73:5",
+            "rules/canonicalize.yaml:107:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -1289,7 +1649,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:92
+// Generated from: rules/canonicalize.yaml:126
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -1297,7 +1657,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:92:5",
+    "rules/canonicalize.yaml:126:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -1306,14 +1666,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:96:19", 0},
+      {"t", "rules/canonicalize.yaml:130:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:96:22"},
+      {"_", "rules/canonicalize.yaml:130:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:96:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:130:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:98:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:132:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -1361,13 +1721,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:96:19)
+  /// t  (rules/canonicalize.yaml:130:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:96:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:130:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1378,18 +1738,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:99:5:
+  /// Variant 0, rules/canonicalize.yaml:133:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:100:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:134:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:99:5",
-        "rules/canonicalize.yaml:100:11")) return false;
+        "rules/canonicalize.yaml:133:5",
+        "rules/canonicalize.yaml:134:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1407,7 +1767,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:92:5",
+            "rules/canonicalize.yaml:126:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1429,7 +1789,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:104
+// Generated from: rules/canonicalize.yaml:138
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -1437,7 +1797,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:104:5",
+    "rules/canonicalize.yaml:138:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -1446,40 +1806,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:107:35", 0},
+      {"p", "rules/canonicalize.yaml:141:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:107:38", 1},
+      {"i0", "rules/canonicalize.yaml:141:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:107:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:107:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:141:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:141:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:107:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:107:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:141:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:141:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:107:75", 2},
+      {"i1", "rules/canonicalize.yaml:141:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:107:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:107:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:141:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:141:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:107:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:107:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:141:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:141:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:107:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:107:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:141:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:141:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:109:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:143:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:110:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:144:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:110:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:144:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:111:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:145:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:111:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:145:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -1527,19 +1887,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:107:35)
+  /// p  (rules/canonicalize.yaml:141:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:107:38)
+  /// i0  (rules/canonicalize.yaml:141:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:107:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:141:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -1548,7 +1908,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:107:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:141:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -1557,13 +1917,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:107:75)
+  /// i1  (rules/canonicalize.yaml:141:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:107:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:141:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -1572,7 +1932,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:107:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:141:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -1582,7 +1942,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:107:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:141:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1593,18 +1953,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:112:5:
+  /// Variant 0, rules/canonicalize.yaml:146:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:113:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:147:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:112:5",
-        "rules/canonicalize.yaml:113:11")) return false;
+        "rules/canonicalize.yaml:146:5",
+        "rules/canonicalize.yaml:147:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1622,7 +1982,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:104:5",
+            "rules/canonicalize.yaml:138:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1650,6 +2010,8 @@ void populateCanonicalize(RuleSet& rules) {
   rules.add(std::make_unique<CastToSameTypeRule>("cast_to_same_type", op::kCast, 0));
   rules.add(std::make_unique<DropoutInInferenceRule>("dropout_in_inference", op::kDropout, 0));
   rules.add(std::make_unique<AddZeroRule>("add_zero", op::kAdd, 0));
+  rules.add(std::make_unique<SoftmaxNanGuardRule>("softmax_nan_guard", op::kWhere, 0));
+  rules.add(std::make_unique<TransposeThrough3dRule>("transpose_through_3d", op::kReshape, 0));
   rules.add(std::make_unique<TransposePairRule>("transpose_pair", op::kTranspose, 0));
   rules.add(std::make_unique<GemmOfFlattenedRowsRule>("gemm_of_flattened_rows", op::kReshape, 0));
   rules.add(std::make_unique<ReshapeToOwnShapeRule>("reshape_to_own_shape", op::kReshape, 0));

@@ -139,7 +139,14 @@ void runCase(const std::string& file, const YAML::Node& c, const RuleSet& rules,
   std::vector<std::string> problems;
   onnx::ModelProto model;
   if (c["model"]) {
-    const auto status = onnx::OnnxParser::Parse(model, c["model"].as<std::string>().c_str());
+    onnx::Common::Status status;
+    try {
+      status = onnx::OnnxParser::Parse(model, c["model"].as<std::string>().c_str());
+    } catch (const std::exception& e) {
+      // ONNX's parser lets std::stof's exceptions through (a literal such as inf).
+      throw TestFileError(at(file, c["model"]) + ": the model does not parse: a number " +
+                          "it cannot read (" + e.what() + "; inf and nan are not literals)");
+    }
     if (!status.IsOK()) {
       std::string why = status.ErrorMessage();  // several lines: one, for the report
       std::replace(why.begin(), why.end(), '\n', ' ');

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -482,6 +483,140 @@ bool unscaled(const MatchContext& ctx, ValueArgs args) {
   return f && inner == args[0];
 }
 
+int32_t elemTypeOf(const Graph& g, ValueId v) {
+  const onnx::TypeProto* type = g.value(v).type();
+  return type && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
+}
+
+/// The largest magnitude a bool or integer element type holds, or nullopt for others.
+std::optional<double> integerTypeBound(int32_t elem) {
+  switch (elem) {
+    case onnx::TensorProto::BOOL:
+      return 1.0;
+    case onnx::TensorProto::INT8:
+      return 128.0;
+    case onnx::TensorProto::UINT8:
+      return 255.0;
+    case onnx::TensorProto::INT16:
+      return 32768.0;
+    case onnx::TensorProto::UINT16:
+      return 65535.0;
+    case onnx::TensorProto::INT32:
+      return 2147483648.0;
+    case onnx::TensorProto::UINT32:
+      return 4294967295.0;
+    case onnx::TensorProto::INT64:
+      return 9223372036854775808.0;
+    case onnx::TensorProto::UINT64:
+      return 18446744073709551615.0;
+    default:
+      return std::nullopt;
+  }
+}
+
+/// What an activation (the output of MatMul and its kind) is taken to stay below: far
+/// below float's overflow, far above any value a working model computes.
+constexpr double kActivationBound = 1e15;
+
+/// A bound on the magnitude of v's elements when v holds no infinity or NaN unless the
+/// model's activations do (taken as data, below kActivationBound): v is computed from
+/// activations and constants through ops that keep finite values finite; nullopt when it
+/// may not be (a float graph input: an additive attention mask may hold -inf; a sum of two
+/// finfo.min masks). Adds and products are bounded as exact arithmetic would be, so that an
+/// overflow of the bounds is caught.
+std::optional<double> magnitudeBound(const MatchContext& ctx, ValueId v, int depth) {
+  const Graph& g = ctx.graph;
+  if (v == kNoId || depth > 32) return std::nullopt;
+  if (constantTensor(g, v)) {
+    constexpr int64_t kMaxElements = 1 << 20;
+    const auto values = constantValues(ctx.model, g, v, kMaxElements);
+    if (!values) return std::nullopt;
+    double bound = 0;
+    for (double x : *values) {
+      if (!std::isfinite(x)) return std::nullopt;
+      bound = std::max(bound, std::fabs(x));
+    }
+    return bound;
+  }
+  const Node* n = g.producerOf(v);
+  if (!n || !n->live()) return integerTypeBound(elemTypeOf(g, v));
+  const std::string& op = n->opType();
+  auto input = [&](size_t i) { return magnitudeBound(ctx, n->input(i), depth + 1); };
+  if (n->domain() == "com.microsoft")
+    return op == "FusedMatMul" ? std::optional<double>(kActivationBound) : std::nullopt;
+  if (!n->domain().empty()) return std::nullopt;
+  if (op == "MatMul" || op == "Gemm" || op == "Einsum") return kActivationBound;
+  if (op == "Cast") {
+    if (auto bound = integerTypeBound(elemTypeOf(g, n->input(0)))) return bound;
+    return input(0);
+  }
+  if (op == "Identity" || op == "Transpose" || op == "Reshape" || op == "Expand" ||
+      op == "Squeeze" || op == "Unsqueeze" || op == "Flatten" || op == "Slice" || op == "Gather" ||
+      op == "Tile" || op == "Neg" || op == "Abs" || op == "Relu")
+    return input(0);
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Concat" || op == "Where") {
+    // Where's condition (input 0) only chooses; Concat's bound is its inputs' largest.
+    const size_t first = op == "Where" ? 1 : 0;
+    if (n->inputs().size() <= first) return std::nullopt;
+    double bound = op == "Mul" ? 1 : 0;
+    for (size_t i = first; i < n->inputs().size(); ++i) {
+      const auto b = input(i);
+      if (!b) return std::nullopt;
+      if (op == "Add" || op == "Sub")
+        bound += *b;
+      else if (op == "Mul")
+        bound *= *b;
+      else
+        bound = std::max(bound, *b);
+    }
+    return bound;
+  }
+  if (op == "Div") {
+    const auto d = constantValues(ctx.model, g, n->input(1), 1 << 16);
+    if (!d || d->empty()) return std::nullopt;
+    double smallest = INFINITY;
+    for (double x : *d) smallest = std::min(smallest, std::fabs(x));
+    const auto b = input(0);
+    if (!b || !(smallest > 0) || !std::isfinite(smallest)) return std::nullopt;
+    return *b / smallest;
+  }
+  return std::nullopt;
+}
+
+/// finite_scores(x): Softmax(x) gives NaN only where x holds an infinity or NaN. x is float
+/// or double and magnitudeBound keeps it below the value that rounds to infinity.
+bool finiteScores(const MatchContext& ctx, ValueArgs args) {
+  if (args[0] == kNoId) return false;
+  double limit = 0;
+  switch (elemTypeOf(ctx.graph, args[0])) {
+    case onnx::TensorProto::FLOAT:
+      limit = 3.4028235677973366e38;  // (2 - 2^-24) * 2^127: larger rounds to infinity
+      break;
+    case onnx::TensorProto::DOUBLE:
+      limit = std::numeric_limits<double>::max();
+      break;
+    default:
+      return false;  // fp16's range is too small for the activation bound
+  }
+  const std::optional<double> bound = magnitudeBound(ctx, args[0], 0);
+  return bound && *bound < limit;
+}
+
+/// swaps_last_two_through_3d(y, x, r): y = Reshape(Transpose(r, [0, 2, 1])) with
+/// r = Reshape(x) is x's last two axes swapped: x is [a, b, c, d], r [a*b, c, d] (its last
+/// two dims x's, so its first is a*b) and y [a, b, d, c] (torch's math SDPA transposes K
+/// for bmm in this 3-D layout).
+bool swapsLastTwoThrough3d(const MatchContext& ctx, ValueArgs args) {
+  const Graph& g = ctx.graph;
+  const ValueId y = args[0], x = args[1], r = args[2];
+  const auto xs = staticShape(g, x);
+  const auto rs = staticShape(g, r);
+  const auto ys = staticShape(g, y);
+  if (!xs || !rs || !ys || xs->size() != 4 || rs->size() != 3 || ys->size() != 4) return false;
+  return sameDim(g, r, 1, x, 2) && sameDim(g, r, 2, x, 3) && sameDim(g, y, 0, x, 0) &&
+         sameDim(g, y, 1, x, 1) && sameDim(g, y, 2, x, 3) && sameDim(g, y, 3, x, 2);
+}
+
 std::optional<onnx::AttributeProto> floatAttribute(double value) {
   if (!std::isfinite(value) || value <= 0) return std::nullopt;
   onnx::AttributeProto a;
@@ -726,6 +861,15 @@ NativeFamily attentionNatives() {
       {"causal_buffer", 1, &causalBuffer,
        "t is a constant [1, .., 1, R, R] whose element (i, j) is nonzero exactly when j <= i "
        "(torch.tril(ones))"},
+      {"swaps_last_two_through_3d", 3, &swapsLastTwoThrough3d,
+       "y = Reshape(Transpose(r, [0, 2, 1])) of r = Reshape(x): x [a, b, c, d], r [a*b, c, "
+       "d], y [a, b, d, c], which is x with its last two axes swapped"},
+      {"finite_scores", 1, &finiteScores,
+       "x (float or double) holds no infinity or NaN by construction: computed from "
+       "activations (MatMul and its kind, taken to stay below 1e15) and finite constants "
+       "through shape ops, Add/Sub/Mul, Div by a nonzero constant, Where and casts of "
+       "booleans and integers, with a bound below overflow; a float graph input is not (a "
+       "mask may hold -inf)"},
       {"unscaled", 1, &unscaled,
        "x is not a Mul or Div by a one-element constant (a scores operand whose factor "
        "attention_scale would count)"},

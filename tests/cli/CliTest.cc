@@ -748,6 +748,18 @@ TEST_F(CliTest, ABrokenRuleTestFileIsAnErrorNamingWhere) {
   EXPECT_NE(r.out.find("[  ERROR   ] " + file + ":4:12: the model does not parse: "),
             std::string::npos)
       << r.out;
+  // ONNX's parser throws on a float it cannot read: the same error, not an exception's name.
+  std::string inf = ruleTestFile("    ops: [Relu]\n");
+  inf.replace(inf.find("g (float[2] x) => (float[2] y) {"), 32,
+              "g (float[2] x) => (float[2] y) <float n = {-inf}> {");
+  writeFile(file, inf);
+  r = cli("test " + shellQuote(file));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("[  ERROR   ] " + file +
+                       ":4:12: the model does not parse: a number it cannot read ("),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("inf and nan are not literals)"), std::string::npos) << r.out;
   r = cli("test");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "onnx-rewrite: error: test: no rule test files given (see --help)\n");

@@ -55,6 +55,7 @@ struct AttentionSpec {
   /// fill, s).
   /// ... or BERT's own (get_extended_attention_mask) of an attention_mask[B, S] input:
   /// Mul(Sub(1.0, Cast(Unsqueeze(Unsqueeze(attention_mask, 1), 2), float)), fill), added.
+  /// ... or BART's SDPA export: a bool[B, 1, S, S] mask as Where(mask, 0, fill), added.
   enum class Mask {
     kNone,
     kAdd,
@@ -62,7 +63,8 @@ struct AttentionSpec {
     kCausalAdd,
     kMaskedFill,
     kDistilBert,
-    kPadding
+    kPadding,
+    kBoolWhere
   } mask = Mask::kAdd;
   /// kPadding: where the Cast to float is: after the Unsqueezes (torch.onnx), before them,
   /// or nowhere (attention_mask is float then).
@@ -78,6 +80,13 @@ struct AttentionSpec {
   /// view(bs, -1, n_heads, dim): a -1 in the split shapes.
   bool scale_q_first = false;
   bool k_two_transposes = false;  ///< K: Transpose [0, 2, 1, 3] then [0, 1, 3, 2]
+  /// K: Transpose [0, 2, 1, 3], then K^T through bmm's 3-D layout as torch's math SDPA
+  /// writes it (BART's SDPA export, transformers >= 4.49): Reshape to [B*N, S, H] (dims read
+  /// at run time), Transpose [0, 2, 1], Reshape to [B, N, H, S].
+  bool k_transpose_3d = false;
+  /// The attention weights guarded as torchlib's SDPA and BART's SDPA export guard them:
+  /// Where(IsNaN(p), 0, p).
+  bool nan_guard = false;
   /// Cross attention: K and V projected from a second input enc: float[B, L, 8] (and the
   /// mask float[B, 1, 1, L]).
   bool cross = false;
@@ -163,10 +172,23 @@ inline std::string attentionModel(const AttentionSpec& s) {
   }
   body += "qr = Reshape(q, q_shape)\nqh = Transpose <perm = [0, 2, 1, 3]> (qr)\n";
   body += "kr = Reshape(k, k_shape)\n";
-  body +=
-      s.k_two_transposes
-          ? "kh = Transpose <perm = [0, 2, 1, 3]> (kr)\nkt = Transpose <perm = [0, 1, 3, 2]> (kh)\n"
-          : "kt = Transpose <perm = [0, 2, 3, 1]> (kr)\n";
+  if (s.k_transpose_3d) {
+    init("int64[1] kd0 = {0}");
+    init("int64[1] kd1 = {1}");
+    init("int64[1] kd2 = {2}");
+    init("int64[1] kd3 = {3}");
+    init("int64[1] kd4 = {4}");
+    body += "kh = Transpose <perm = [0, 2, 1, 3]> (kr)\nkh_s = Shape(kh)\n";
+    body += "kh_b = Slice(kh_s, kd0, kd1)\nkh_n = Slice(kh_s, kd1, kd2)\n";
+    body += "kh_l = Slice(kh_s, kd2, kd3)\nkh_h = Slice(kh_s, kd3, kd4)\nkh_bn = Mul(kh_b, kh_n)\n";
+    body += "k3_shape = Concat <axis = 0> (kh_bn, kh_l, kh_h)\nk3 = Reshape(kh, k3_shape)\n";
+    body += "k3t = Transpose <perm = [0, 2, 1]> (k3)\n";
+    body += "kt_shape = Concat <axis = 0> (kh_b, kh_n, kh_h, kh_l)\nkt = Reshape(k3t, kt_shape)\n";
+  } else {
+    body += s.k_two_transposes ? "kh = Transpose <perm = [0, 2, 1, 3]> (kr)\nkt = Transpose <perm "
+                                 "= [0, 1, 3, 2]> (kh)\n"
+                               : "kt = Transpose <perm = [0, 2, 3, 1]> (kr)\n";
+  }
   body += "vr = Reshape(v, v_shape)\nvh = Transpose <perm = [" + s.v_perm + "]> (vr)\n";
   // Scores.
   auto scaleConst = [&](const std::string& name, const std::string& value) {
@@ -276,13 +298,26 @@ inline std::string attentionModel(const AttentionSpec& s) {
     body += "inv = Sub(pad_one, " + m + ")\npad = Mul(inv, fill)\nsm = Add(" + last + ", pad)\n";
     last = "sm";
   }
+  if (s.mask == S::Mask::kBoolWhere) {
+    inputs += ", bool[B, 1, S, S] mask";
+    init("float w_zero = {0.0}");
+    init("float fill = {" + s.fill + "}");
+    body += "mf = Where(mask, w_zero, fill)\nsm = Add(" + last + ", mf)\n";
+    last = "sm";
+  }
   if (s.mask == S::Mask::kAdd || s.mask == S::Mask::kCausalAdd) {
     inputs += s.cross ? ", float[B, 1, 1, L] mask" : ", float[B, 1, 1, S] mask";
     body += "sm = Add(" + last + ", mask)\n";
     last = "sm";
   }
   body += "p = Softmax <axis = " + s.softmax_axis + "> (" + last + ")\n";
-  body += "o = MatMul(p, vh)\not = Transpose <perm = [" + s.out_perm + "]> (o)\n";
+  std::string weights = "p";
+  if (s.nan_guard) {
+    init("float g_zero = {0.0}");
+    body += "p_nan = IsNaN(p)\npg = Where(p_nan, g_zero, p)\n";
+    weights = "pg";
+  }
+  body += "o = MatMul(" + weights + ", vh)\not = Transpose <perm = [" + s.out_perm + "]> (o)\n";
   body += "y = Reshape(ot, out_shape)\n";
   std::string outputs = "float[B, S, 8] y";
   if (s.leak_scores) outputs += ", float[B, 2, S, S] sc";

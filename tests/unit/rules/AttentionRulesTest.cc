@@ -495,8 +495,48 @@ TEST(MultiHeadAttentionRule, FusesNanoGptMaskedFill) {
 TEST(PackedAttentionRule, FusesMaskedFill) {
   const std::string text =
       attentionModel(spec([](AttentionSpec& s) { s.mask = Mask::kMaskedFill; }));
-  EXPECT_EQ(fuse(text), Ops({"Shape", "Slice", "Slice", "Slice", "Equal", "Where", "Slice", "Concat",
-                             "Expand", "com.microsoft::Attention"}));
+  EXPECT_EQ(fuse(text), Ops({"Shape", "Slice", "Slice", "Slice", "Equal", "Where", "Slice",
+                             "Concat", "Expand", "com.microsoft::Attention"}));
+  expectSameInOrt(text);
+}
+
+/// BART's SDPA export (transformers >= 4.49, torch's math SDPA): Q and K scaled apart, K^T
+/// through bmm's 3-D layout, a boolean mask as Where(mask, 0, finfo.min), the weights
+/// guarded against NaN.
+AttentionSpec bartSdpa(void (*edit)(AttentionSpec&) = nullptr) {
+  AttentionSpec s;
+  s.scale = AttentionSpec::Scale::kQAndK;
+  s.k_transpose_3d = true;
+  s.mask = Mask::kBoolWhere;
+  s.nan_guard = true;
+  if (edit) edit(s);
+  return s;
+}
+
+TEST(PackedAttentionRule, FusesBartSdpa) {
+  // The guard goes (the scores and the finite mask cannot make NaN) and the 3-D K^T is one
+  // Transpose: packed Attention, as ONNX Runtime's FusionBartAttention makes it.
+  const std::string text = attentionModel(bartSdpa());
+  // The bias shape [B, 1, S, T] reads S and T from one Shape (x's: T is S here).
+  EXPECT_EQ(fuse(text),
+            Ops({"Where", "Shape", "Slice", "Concat", "Expand", "com.microsoft::Attention"}));
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, FusesBartSdpaWithoutMask) {
+  const std::string text = attentionModel(bartSdpa([](AttentionSpec& s) { s.mask = Mask::kNone; }));
+  EXPECT_EQ(fuse(text), Ops({"com.microsoft::Attention"}));
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, LeavesBartSdpaGuardedUnderAMaskInputThatMayHoldMinusInfinity) {
+  // A float mask given to the model may mask a row whole with -inf: the guard's 0 there is
+  // what the model computes, and the attention ops would give NaN. Nothing fuses past it.
+  const std::string text = attentionModel(bartSdpa([](AttentionSpec& s) { s.mask = Mask::kAdd; }));
+  const Ops ops = fuse(text);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "IsNaN"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::Attention"), 0);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 0);
   expectSameInOrt(text);
 }
 

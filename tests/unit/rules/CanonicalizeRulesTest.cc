@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "tests/support/Oracle.h"
 #include "tests/support/TestModels.h"
@@ -171,6 +172,97 @@ TEST(ReshapeToOwnShapeRule, KeepsAReshapeToPartsOfUnknownLength) {
                         "back = Concat <axis = 0> (lead, six)\nr = Reshape(m, back)\ny = Neg(r)\n",
                         13, "int64[1] zero = {0}, int64[1] neg1 = {-1}, int64[1] six = {6}"),
                   "reshape_to_own_shape");
+}
+
+// ---- softmax_nan_guard ------------------------------------------------------------------
+
+/// Attention weights p = Softmax(MatMul(q, k) + mask) guarded as torchlib's SDPA and Hugging
+/// Face's BART SDPA export guard them, Where(IsNaN(p), 0, p), then times v. `mask` is the
+/// mask's body (it defines `mf`; empty: no mask), `inputs` more graph inputs, `inits` more
+/// initializers, `type` the element type.
+std::string guardModel(const std::string& mask, const std::string& inputs = "",
+                       const std::string& inits = "", const std::string& type = "float") {
+  const std::string t = type;
+  std::string body = "s = MatMul(q, k)\n";
+  body += mask.empty() ? "a = Identity(s)\n" : mask + "a = Add(s, mf)\n";
+  body += "p = Softmax <axis = -1> (a)\nn = IsNaN(p)\ng = Where(n, zero, p)\ny = MatMul(g, v)\n";
+  return model("(" + t + "[2, 4, 3] q, " + t + "[2, 3, 4] k, " + t + "[2, 4, 3] v" + inputs +
+                   ") => (" + t + "[2, 4, 3] y)",
+               body, 17, t + " zero = {0.0}" + (inits.empty() ? "" : ", " + inits));
+}
+
+const char* kBoolMask = "mf = Where(m, zero, fill)\n";
+
+TEST(SoftmaxNanGuardRule, GoesWhenTheScoresAreProductsOfActivations) {
+  const std::string text = guardModel("");
+  EXPECT_EQ(fuse(text), (Ops{"MatMul", "Softmax", "MatMul"}));
+  expectSameInOrt(text);
+}
+
+TEST(SoftmaxNanGuardRule, GoesUnderABooleanMaskOfAFiniteFill) {
+  // BART's SDPA export: Where(mask, 0, -1e9) added to the scores.
+  const std::string text = guardModel(kBoolMask, ", bool[2, 4, 4] m", "float fill = {-1e9}");
+  EXPECT_EQ(fuse(text), (Ops{"MatMul", "Where", "Add", "Softmax", "MatMul"}));
+  expectSameInOrt(text);
+}
+
+TEST(SoftmaxNanGuardRule, GoesUnderAFinfoMinMaskPlusScaledScores) {
+  // Hugging Face's masks hold float's lowest; scores and their scaled copy add below the
+  // value that rounds to -inf.
+  const std::string text =
+      guardModel("ms = Div(s, c)\nm0 = Where(m, zero, fill)\nmf = Add(ms, m0)\n",
+                 ", bool[2, 4, 4] m", "float fill = {-3.4028234663852886e38}, float c = {2.0}");
+  EXPECT_EQ(fuse(text), (Ops{"MatMul", "Div", "Where", "Add", "Add", "Softmax", "MatMul"}));
+  expectSameInOrt(text);
+}
+
+TEST(SoftmaxNanGuardRule, StaysUnderTwoFinfoMinMasksAdded) {
+  // A causal and a padding mask of float's lowest, added: -inf where both mask.
+  expectUnchanged(
+      guardModel("c1 = Where(m, zero, fill)\nc2 = Where(m2, zero, fill)\n"
+                 "mf = Add(c1, c2)\n",
+                 ", bool[2, 4, 4] m, bool[2, 4, 4] m2", "float fill = {-3.4028234663852886e38}"),
+      "softmax_nan_guard");
+}
+
+TEST(SoftmaxNanGuardRule, StaysUnderAMinusInfinityFill) {
+  // torchlib's boolean mask: -inf, so a query row masked whole is NaN, and the guard's 0 is
+  // what the model computes (ONNX Runtime's attention ops would give NaN there). The text
+  // format has no -inf literal: the fill is set afterwards.
+  onnx::ModelProto masked =
+      testing::parseModel(guardModel(kBoolMask, ", bool[2, 4, 4] m", "float fill = {-1.0}"));
+  for (onnx::TensorProto& t : *masked.mutable_graph()->mutable_initializer()) {
+    if (t.name() != "fill") continue;
+    t.clear_raw_data();
+    t.clear_float_data();
+    t.add_float_data(-INFINITY);
+  }
+  const std::vector<std::string> before = testing::opTypes(masked);
+  rewrite(masked, testing::shippedRules(), Options{});
+  EXPECT_EQ(testing::opTypes(masked), before);
+}
+
+TEST(SoftmaxNanGuardRule, StaysUnderAFloatMaskInput) {
+  // An additive mask given to the model may hold -inf.
+  expectUnchanged(guardModel("mf = Identity(mask)\n", ", float[2, 4, 4] mask"),
+                  "softmax_nan_guard");
+}
+
+TEST(SoftmaxNanGuardRule, StaysInFp16) {
+  // fp16's lowest plus a negative score is -inf: no bound holds there. (The text format has
+  // no fp16 literal: the zero becomes fp16 afterwards.)
+  onnx::ModelProto fp16 = testing::parseModel(
+      model("(float16[2, 4, 3] q, float16[2, 3, 4] k) => (float16[2, 4, 4] y)",
+            "s = MatMul(q, k)\np = Softmax <axis = -1> (s)\nn = IsNaN(p)\ny = Where(n, zero, p)\n",
+            17, "float zero = {0.0}"));
+  onnx::TensorProto& zero = *fp16.mutable_graph()->mutable_initializer(0);
+  zero.clear_float_data();
+  zero.clear_raw_data();
+  zero.set_data_type(onnx::TensorProto::FLOAT16);
+  zero.add_int32_data(0);  // fp16 0.0
+  const std::vector<std::string> before = testing::opTypes(fp16);
+  rewrite(fp16, testing::shippedRules(), Options{});
+  EXPECT_EQ(testing::opTypes(fp16), before);
 }
 
 }  // namespace
