@@ -66,25 +66,40 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
-  /// add_zero 51:15, softmax_nan_guard 66:19, transpose_through_3d 82:19, transpose_pair 94:32,
-  /// gemm_of_flattened_rows 110:19)
+  /// add_zero 51:15, softmax_nan_guard 66:19, transpose_through_3d 104:19, transpose_pair 116:32,
+  /// gemm_of_flattened_rows 132:19)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:51, transpose_through_3d 83:49)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:51, transpose_through_3d 105:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(Ids::kAny4)) return same(Ids::kAny4, v) && k();
     return bind(Ids::kAny4, v) && k();
   }
 
+  /// zero
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:72, nan_guard_after_heads 87:34)
+  bool matchZero(ValueId v, gen::Next k) {
+    if (seen(Ids::kZero)) return same(Ids::kZero, v) && k();
+    return bind(Ids::kZero, v) && k();
+  }
+
   /// _
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 110:22, reshape_to_own_shape 130:22)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 86:19, gemm_of_flattened_rows 132:22,
+  /// reshape_to_own_shape 152:22)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
+  }
+
+  /// s
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 88:52, gemm_of_flattened_rows 135:22)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(Ids::kS)) return same(Ids::kS, v) && k();
+    return bind(Ids::kS, v) && k();
   }
 };
 
@@ -448,7 +463,7 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchX, matchAny4.
+  // matchX, matchAny4, matchZero.
 
   /// Dropout(x)  (rules/canonicalize.yaml:35:11)
   bool matchDropout1(ValueId v, gen::Next k) {
@@ -491,12 +506,6 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
         return matchOff(input(n, 2), k);
       });
     });
-  }
-
-  /// zero  (rules/canonicalize.yaml:35:72)
-  bool matchZero(ValueId v, gen::Next k) {
-    if (seen(kZero)) return same(kZero, v) && k();
-    return bind(kZero, v) && k();
   }
 
   /// _  (rules/canonicalize.yaml:35:78)
@@ -911,7 +920,280 @@ class SoftmaxNanGuardRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:77
+// Generated from: rules/canonicalize.yaml:80
+// nan_guard_after_heads (priority 998): MatMul(Where(IsNaN(p), 0, p), v) of attention weights p, merged into [B, S, N*H], with the guard moved after the merge: Where(IsNaN(y), 0, y).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule nan_guard_after_heads for the shared checks and messages.
+const gen::RuleSpec& specNanGuardAfterHeads() {
+  static const gen::RuleSpec spec = {
+    "nan_guard_after_heads",
+    "rules/canonicalize.yaml:80:5",
+    9,  // root expr
+    // slots
+    {"p", "zero", "vh", "o", "s", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: _
+      {"_", "rules/canonicalize.yaml:86:19"},
+      // 1: Softmax(_, axis=-1)
+      {"Softmax", "rules/canonicalize.yaml:86:11", 0, 1,
+       {{"axis", "rules/canonicalize.yaml:86:22", Attr::kOneOf,
+         {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
+         {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
+      // 2: IsNaN(p)
+      {"IsNaN", "rules/canonicalize.yaml:87:24", gen::kNoSlot, 1},
+      // 3: zero
+      {"zero", "rules/canonicalize.yaml:87:34", 1},
+      // 4: Where(IsNaN(p), zero, p)
+      {"Where", "rules/canonicalize.yaml:87:18", gen::kNoSlot, 3},
+      // 5: vh
+      {"vh", "rules/canonicalize.yaml:87:44", 2},
+      // 6: MatMul(Where(IsNaN(p), zero, p), vh)
+      {"MatMul", "rules/canonicalize.yaml:87:11", 3, 2},
+      // 7: Transpose(o, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/canonicalize.yaml:88:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:88:32", Attr::kEquals,
+         {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 8: s
+      {"s", "rules/canonicalize.yaml:88:52", 4},
+      // 9: Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)
+      {"Reshape", "rules/canonicalize.yaml:88:11", 5, 2},
+    },
+    // constraints
+    {{Check::kScalar, "rules/canonicalize.yaml:90:15", "zero", 1, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, true, true}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule nan_guard_after_heads (indices into its RuleSpec's exprs).
+struct NanGuardAfterHeadsIds {
+  enum : gen::ExprId {
+    kAny = 0,
+    kP = 1,
+    kIsNaN = 2,
+    kZero = 3,
+    kWhere = 4,
+    kVh = 5,
+    kO = 6,
+    kTranspose = 7,
+    kS = 8,
+    kY = 9,
+  };
+};
+
+/// The search of rule nan_guard_after_heads: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHeadsIds> {
+ public:
+  NanGuardAfterHeadsMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<NanGuardAfterHeadsIds>(specNanGuardAfterHeads(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotP = 0,
+    kSlotZero = 1,
+    kSlotVh = 2,
+    kSlotO = 3,
+    kSlotS = 4,
+    kSlotY = 5,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchAny, matchZero, matchS.
+
+  /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:86:11)
+  bool matchP(ValueId v, gen::Next k) {
+    if (seen(kP)) return same(kP, v) && k();
+    if (!bind(kP, v)) return false;
+    const NodeId n = node(kP, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kP, n, v)) return false;
+    return matchAny(input(n, 0), k);
+  }
+
+  /// IsNaN(p)  (rules/canonicalize.yaml:87:24)
+  bool matchIsNaN(ValueId v, gen::Next k) {
+    if (seen(kIsNaN)) return same(kIsNaN, v) && k();
+    if (!bind(kIsNaN, v)) return false;
+    const NodeId n = node(kIsNaN, v, op::kIsNaN);
+    if (n == kNoId || !attrs(kIsNaN, n, v)) return false;
+    return matchP(input(n, 0), k);
+  }
+
+  /// Where(IsNaN(p), zero, p)  (rules/canonicalize.yaml:87:18)
+  bool matchWhere(ValueId v, gen::Next k) {
+    if (seen(kWhere)) return same(kWhere, v) && k();
+    if (!bind(kWhere, v)) return false;
+    const NodeId n = node(kWhere, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere, n, v)) return false;
+    return matchIsNaN(input(n, 0), [&] {
+      return matchZero(input(n, 1), [&] {
+        return matchP(input(n, 2), k);
+      });
+    });
+  }
+
+  /// vh  (rules/canonicalize.yaml:87:44)
+  bool matchVh(ValueId v, gen::Next k) {
+    if (seen(kVh)) return same(kVh, v) && k();
+    return bind(kVh, v) && k();
+  }
+
+  /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:87:11)
+  bool matchO(ValueId v, gen::Next k) {
+    if (seen(kO)) return same(kO, v) && k();
+    if (!bind(kO, v)) return false;
+    const NodeId n = node(kO, v, op::kMatMul);
+    if (n == kNoId || !attrs(kO, n, v)) return false;
+    return matchWhere(input(n, 0), [&] { return matchVh(input(n, 1), k); });
+  }
+
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:88:19)
+  bool matchTranspose(ValueId v, gen::Next k) {
+    if (seen(kTranspose)) return same(kTranspose, v) && k();
+    if (!bind(kTranspose, v)) return false;
+    const NodeId n = node(kTranspose, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose, n, v)) return false;
+    return matchO(input(n, 0), k);
+  }
+
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:88:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kReshape);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchTranspose(input(n, 0), [&] { return matchS(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:92:5:
+  ///   p = p
+  ///   y = Where(IsNaN(Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s)), zero, Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:91:11", "p")) return false;
+    if (!requireBound(kSlotVh, "rules/canonicalize.yaml:93:39", "vh")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::intsAttribute("perm", {0, 2, 1, 3}));
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:93:64", "s")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs6;
+    if (!requireBound(kSlotZero, "rules/canonicalize.yaml:94:27", "zero")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    collectMatched();
+    if (!replaceable(
+        kSlotP,
+        To::kRef,
+        kSlotP,
+        "rules/canonicalize.yaml:92:5",
+        "rules/canonicalize.yaml:91:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:92:5",
+        "rules/canonicalize.yaml:94:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotP);
+    const ValueId v1 = slot(kSlotVh);
+    NodeSpec spec2;
+    spec2.op = op::kMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    NodeSpec spec3;
+    spec3.op = op::kTranspose;
+    spec3.inputs = {v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    const ValueId v4 = slot(kSlotS);
+    NodeSpec spec5;
+    spec5.op = op::kReshape;
+    spec5.inputs = {v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kIsNaN;
+    spec6.inputs = {v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = slot(kSlotZero);
+    NodeSpec spec8;
+    spec8.op = op::kWhere;
+    spec8.inputs = {v6, v7, v5};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v8}});
+  }
+};
+
+/// nan_guard_after_heads as a RewritePattern.
+class NanGuardAfterHeadsRule : public RewritePattern {
+ public:
+  NanGuardAfterHeadsRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            998,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:80:5",
+            {op::kMatMul, op::kTranspose, op::kReshape, op::kIsNaN, op::kWhere}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    NanGuardAfterHeadsMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:99
 // transpose_through_3d (priority 1000): Reshape(Transpose(Reshape(x, [a*b, c, d]), [0, 2, 1]), [a, b, d, c]) of x [a, b, c, d] is x with its last two axes swapped.
 //===----------------------------------------------------------------------===//
 
@@ -919,7 +1201,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
 const gen::RuleSpec& specTransposeThrough3d() {
   static const gen::RuleSpec spec = {
     "transpose_through_3d",
-    "rules/canonicalize.yaml:77:5",
+    "rules/canonicalize.yaml:99:5",
     5,  // root expr
     // slots
     {"x", "r", "y"},
@@ -928,21 +1210,21 @@ const gen::RuleSpec& specTransposeThrough3d() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:82:19", 0},
+      {"x", "rules/canonicalize.yaml:104:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:82:22"},
+      {"_", "rules/canonicalize.yaml:104:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:82:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:104:11", 1, 2},
       // 3: Transpose(r, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:83:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:83:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:105:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:105:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 4: _
-      {"_", "rules/canonicalize.yaml:83:49"},
+      {"_", "rules/canonicalize.yaml:105:49"},
       // 5: Reshape(Transpose(r, perm=[0, 2, 1]), _)
-      {"Reshape", "rules/canonicalize.yaml:83:11", 2, 2},
+      {"Reshape", "rules/canonicalize.yaml:105:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:85:12", "y", gen::kNoSlot, {"y", "x", "r"},
+    {{Check::kNative, "rules/canonicalize.yaml:107:12", "y", gen::kNoSlot, {"y", "x", "r"},
       {2, 0, 1}, "swaps_last_two_through_3d", gen::nativePredicate("swaps_last_two_through_3d")}},
     // rewrite variants
     {{}},
@@ -994,13 +1276,13 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny4.
 
-  /// _  (rules/canonicalize.yaml:82:22)
+  /// _  (rules/canonicalize.yaml:104:22)
   bool matchAny1(ValueId v, gen::Next k) {
     if (seen(kAny1)) return same(kAny1, v) && k();
     return bind(kAny1, v) && k();
   }
 
-  /// r = Reshape(x, _)  (rules/canonicalize.yaml:82:11)
+  /// r = Reshape(x, _)  (rules/canonicalize.yaml:104:11)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -1009,7 +1291,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:83:19)
+  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:105:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -1018,7 +1300,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchR(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:83:11)
+  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:105:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1029,11 +1311,11 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:86:5:
+  /// Variant 0, rules/canonicalize.yaml:108:5:
   ///   y = Transpose(x, perm=[0, 1, 3, 2])
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:87:21", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:109:21", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     collectMatched();
@@ -1041,8 +1323,8 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:86:5",
-        "rules/canonicalize.yaml:87:11")) return false;
+        "rules/canonicalize.yaml:108:5",
+        "rules/canonicalize.yaml:109:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1067,7 +1349,7 @@ class TransposeThrough3dRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:77:5",
+            "rules/canonicalize.yaml:99:5",
             {op::kTranspose}}),
         root_output_(root_output) {}
 
@@ -1089,7 +1371,7 @@ class TransposeThrough3dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:91
+// Generated from: rules/canonicalize.yaml:113
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
@@ -1097,7 +1379,7 @@ class TransposeThrough3dRule : public RewritePattern {
 const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = {
     "transpose_pair",
-    "rules/canonicalize.yaml:91:5",
+    "rules/canonicalize.yaml:113:5",
     9,  // root expr
     // slots
     {"x", "y"},
@@ -1106,37 +1388,37 @@ const gen::RuleSpec& specTransposePair() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:94:32", 0},
+      {"x", "rules/canonicalize.yaml:116:32", 0},
       // 1: Transpose(x, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:94:22", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:94:35", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:116:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:116:35", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:94:12", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:94:55", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:116:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:116:55", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 3: Transpose(x, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:95:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:95:37", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:117:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:117:37", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:95:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:95:57", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:117:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:117:57", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: Transpose(x, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:96:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:96:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:118:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:118:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:96:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:96:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:118:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:118:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 7: Transpose(x, perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:97:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:97:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:119:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:119:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:97:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:97:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:119:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:119:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"y", "rules/canonicalize.yaml:95:12", 1},
+      {"y", "rules/canonicalize.yaml:117:12", 1},
     },
     // constraints
     {},
@@ -1193,7 +1475,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:94:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:116:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -1202,7 +1484,8 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:94:12)
+  /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) 
+  /// (rules/canonicalize.yaml:116:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -1211,7 +1494,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:95:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:117:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -1220,7 +1503,8 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:95:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) 
+  /// (rules/canonicalize.yaml:117:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -1229,7 +1513,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:96:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:118:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -1238,7 +1522,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:96:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:118:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -1247,7 +1531,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:97:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:119:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -1256,7 +1540,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:97:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:119:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -1267,7 +1551,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:95:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:117:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1285,18 +1569,18 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:98:5:
+  /// Variant 0, rules/canonicalize.yaml:120:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:99:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:121:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:98:5",
-        "rules/canonicalize.yaml:99:11")) return false;
+        "rules/canonicalize.yaml:120:5",
+        "rules/canonicalize.yaml:121:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1314,7 +1598,7 @@ class TransposePairRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:91:5",
+            "rules/canonicalize.yaml:113:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1336,7 +1620,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:107
+// Generated from: rules/canonicalize.yaml:129
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -1344,7 +1628,7 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:107:5",
+    "rules/canonicalize.yaml:129:5",
     9,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
@@ -1353,44 +1637,44 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:110:19", 0},
+      {"x", "rules/canonicalize.yaml:132:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:110:22"},
+      {"_", "rules/canonicalize.yaml:132:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:110:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:132:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:111:20", 2},
+      {"w", "rules/canonicalize.yaml:133:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:111:23", 3},
+      {"c", "rules/canonicalize.yaml:133:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:111:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:111:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:133:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:133:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:111:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:133:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:111:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:133:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:111:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:133:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:112:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:112:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:134:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:134:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:112:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:134:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:112:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:134:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"g", "rules/canonicalize.yaml:112:12", 4},
+      {"g", "rules/canonicalize.yaml:134:12", 4},
       // 8: s
-      {"s", "rules/canonicalize.yaml:113:22", 5},
+      {"s", "rules/canonicalize.yaml:135:22", 5},
       // 9: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:113:11", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:135:11", 6, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:115:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+    {{Check::kNative, "rules/canonicalize.yaml:137:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:116:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:138:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{7, 0}}}}, {}},
@@ -1454,9 +1738,9 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchX, matchAny.
+  // matchX, matchAny, matchS.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:110:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:132:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -1465,19 +1749,19 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// w  (rules/canonicalize.yaml:111:20)
+  /// w  (rules/canonicalize.yaml:133:20)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(kW)) return same(kW, v) && k();
     return bind(kW, v) && k();
   }
 
-  /// c  (rules/canonicalize.yaml:111:23)
+  /// c  (rules/canonicalize.yaml:133:23)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     return bind(kC, v) && k();
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:111:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:133:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -1490,7 +1774,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:112:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:134:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -1500,7 +1784,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0)  (rules/canonicalize.yaml:112:12)
+  /// transB=0)  (rules/canonicalize.yaml:134:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -1512,13 +1796,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// s  (rules/canonicalize.yaml:113:22)
-  bool matchS(ValueId v, gen::Next k) {
-    if (seen(kS)) return same(kS, v) && k();
-    return bind(kS, v) && k();
-  }
-
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:113:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:135:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1529,24 +1807,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:118:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:140:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:120:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:120:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:142:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:142:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:120:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:142:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:120:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:142:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:118:9",
-        "rules/canonicalize.yaml:120:15")) return false;
+        "rules/canonicalize.yaml:140:9",
+        "rules/canonicalize.yaml:142:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1578,22 +1856,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:121:9:
+  /// Variant 1, rules/canonicalize.yaml:143:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:122:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:122:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:144:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:144:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:122:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:144:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:121:9",
-        "rules/canonicalize.yaml:122:15")) return false;
+        "rules/canonicalize.yaml:143:9",
+        "rules/canonicalize.yaml:144:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1627,7 +1905,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:107:5",
+            "rules/canonicalize.yaml:129:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -1649,7 +1927,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:126
+// Generated from: rules/canonicalize.yaml:148
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -1657,7 +1935,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:126:5",
+    "rules/canonicalize.yaml:148:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -1666,14 +1944,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:130:19", 0},
+      {"t", "rules/canonicalize.yaml:152:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:130:22"},
+      {"_", "rules/canonicalize.yaml:152:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:130:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:152:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:132:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:154:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -1721,13 +1999,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:130:19)
+  /// t  (rules/canonicalize.yaml:152:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:130:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:152:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1738,18 +2016,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:133:5:
+  /// Variant 0, rules/canonicalize.yaml:155:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:134:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:156:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:133:5",
-        "rules/canonicalize.yaml:134:11")) return false;
+        "rules/canonicalize.yaml:155:5",
+        "rules/canonicalize.yaml:156:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1767,7 +2045,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:126:5",
+            "rules/canonicalize.yaml:148:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1789,7 +2067,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:138
+// Generated from: rules/canonicalize.yaml:160
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -1797,7 +2075,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:138:5",
+    "rules/canonicalize.yaml:160:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -1806,40 +2084,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:141:35", 0},
+      {"p", "rules/canonicalize.yaml:163:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:141:38", 1},
+      {"i0", "rules/canonicalize.yaml:163:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:141:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:141:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:163:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:163:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:141:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:141:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:163:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:163:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:141:75", 2},
+      {"i1", "rules/canonicalize.yaml:163:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:141:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:141:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:163:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:163:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:141:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:141:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:163:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:163:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:141:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:141:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:163:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:163:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:143:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:165:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:144:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:166:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:144:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:166:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:145:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:167:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:145:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:167:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -1887,19 +2165,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:141:35)
+  /// p  (rules/canonicalize.yaml:163:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:141:38)
+  /// i0  (rules/canonicalize.yaml:163:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:141:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:163:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -1908,7 +2186,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:141:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:163:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -1917,13 +2195,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:141:75)
+  /// i1  (rules/canonicalize.yaml:163:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:141:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:163:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -1932,7 +2210,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:141:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:163:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -1942,7 +2220,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:141:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:163:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1953,18 +2231,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:146:5:
+  /// Variant 0, rules/canonicalize.yaml:168:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:147:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:169:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:146:5",
-        "rules/canonicalize.yaml:147:11")) return false;
+        "rules/canonicalize.yaml:168:5",
+        "rules/canonicalize.yaml:169:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1982,7 +2260,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:138:5",
+            "rules/canonicalize.yaml:160:5",
             {}}),
         root_output_(root_output) {}
 
@@ -2011,6 +2289,7 @@ void populateCanonicalize(RuleSet& rules) {
   rules.add(std::make_unique<DropoutInInferenceRule>("dropout_in_inference", op::kDropout, 0));
   rules.add(std::make_unique<AddZeroRule>("add_zero", op::kAdd, 0));
   rules.add(std::make_unique<SoftmaxNanGuardRule>("softmax_nan_guard", op::kWhere, 0));
+  rules.add(std::make_unique<NanGuardAfterHeadsRule>("nan_guard_after_heads", op::kReshape, 0));
   rules.add(std::make_unique<TransposeThrough3dRule>("transpose_through_3d", op::kReshape, 0));
   rules.add(std::make_unique<TransposePairRule>("transpose_pair", op::kTranspose, 0));
   rules.add(std::make_unique<GemmOfFlattenedRowsRule>("gemm_of_flattened_rows", op::kReshape, 0));

@@ -412,6 +412,18 @@ class ModelWriter {
       std::string ks = b_.node("Mul", {transpose(k, {0, 1, 3, 2}), b_.scalar(root_scale)});
       scores = b_.node("MatMul", {qs, ks});
     }
+    const bool bool_mask = s_.causal_mask == CausalMask::kBool && !mask.empty();
+    if (bool_mask) {
+      // torchlib's boolean-mask SDPA: the mask as 0 / -inf, and NaN weights (a row masked
+      // whole) made 0.
+      std::string zero = b_.scalar(0.0f);
+      std::string additive =
+          b_.node("Where", {mask, zero, b_.scalar(-std::numeric_limits<float>::infinity())});
+      scores = b_.node("Add", {scores, additive});
+      std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
+      probs = b_.node("Where", {b_.node("IsNaN", {probs}), zero, probs});
+      return b_.node("MatMul", {probs, v});
+    }
     if (!mask.empty()) scores = b_.node("Add", {scores, mask});
     if (sdpa_causal) scores = b_.node("Add", {scores, sdpaCausalMask(q, k)});
     std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
@@ -1139,6 +1151,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   const bool decoder_with_rope = s.family == ModelFamily::kLlama || s.family == ModelFamily::kPhi;
   if (*s.causal_mask == CausalMask::kSdpa && !decoder_with_rope)
     throw std::invalid_argument("the SDPA is_causal form is built for llama and phi");
+  if (*s.causal_mask == CausalMask::kBool && (!decoder_with_rope || ts))
+    throw std::invalid_argument("the boolean mask is built for llama and phi, dynamo");
   if (!ts && *s.causal_mask == CausalMask::kWhere && !decoder_with_rope &&
       s.family != ModelFamily::kHeads)
     throw std::invalid_argument("the per-layer Where mask is TorchScript's (eager attention)");
@@ -1158,6 +1172,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument("stacked_past is GPT-2's cache with past (optimum merges HF's)");
   if (cache && *s.causal_mask == CausalMask::kSdpa)
     throw std::invalid_argument("is_causal does not mask a decoding step with past");
+  if (cache && *s.causal_mask == CausalMask::kBool)
+    throw std::invalid_argument("the boolean mask is built without a cache");
   if (s.presents && s.past) throw std::invalid_argument("presents is the first step, without past");
   return s;
 }
@@ -1214,7 +1230,10 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
     if (s.padding_mask) addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
   } else if (s.family != ModelFamily::kHeads) {  // heads: the tril buffers mask, no positions
     if (*s.causal_mask != CausalMask::kSdpa)
-      addInput(g, "attention_mask", onnx::TensorProto::FLOAT, {"batch", "1", "seq", "seq"});
+      addInput(
+          g, "attention_mask",
+          *s.causal_mask == CausalMask::kBool ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT,
+          {"batch", "1", "seq", "seq"});
     addInput(g, "position_ids", onnx::TensorProto::INT64, {"batch", "seq"});
   }
   ModelWriter writer(s, g);

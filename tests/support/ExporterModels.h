@@ -64,6 +64,11 @@ enum class CausalMask {
   /// Add(scores, Where(Equal(Trilu(Expand(1, [L, S]), upper=0), 0), -inf, 0)) with L and S
   /// read from the Q and K heads (llama, phi).
   kSdpa,
+  /// llama, phi (dynamo): a boolean attention_mask input [batch, 1, seq, seq] (causal and
+  /// padding together, True where a key may be read, as transformers >= 4.53's sdpa_mask
+  /// gives SDPA), per layer torchlib's boolean-mask SDPA: Add(scores, Where(mask, 0, -inf)),
+  /// and the weights guarded, Where(IsNaN(p), 0, p), since a query row masked whole is NaN.
+  kBool,
 };
 
 /// How LLaMA/Phi get the RoPE cos/sin.
@@ -91,7 +96,7 @@ struct ExporterModelSpec {
   int vocab = 0;  ///< 0: 100 (with embeddings)
   /// dynamo only: keep the Identity nodes and Constant literals no optimizer removed.
   bool unoptimized = false;
-  /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo. llama, phi: kSdpa or the
+  /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo. llama, phi: kSdpa, kBool or the
   /// attention_mask input (any other value). heads: kWhere (unset or set).
   std::optional<CausalMask> causal_mask;
   /// llama and phi; unset: kGather for TorchScript, kComputed for dynamo.

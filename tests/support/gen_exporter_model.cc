@@ -25,7 +25,7 @@ const char* kUsage =
     "         [--exporter torchscript|dynamo]\n"
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
-    "         [--causal-mask where|add|sdpa] [--rope-cache gather|computed]\n"
+    "         [--causal-mask where|add|sdpa|bool] [--rope-cache gather|computed]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask]\n"
     "         [--presents] [--merged]\n"
@@ -72,11 +72,12 @@ int main(int argc, char** argv) {
           throw std::invalid_argument("unknown exporter " + v);
       } else if (a == "--causal-mask") {
         const std::string v = value();
-        if (v != "where" && v != "add" && v != "sdpa")
-          throw std::invalid_argument("--causal-mask: where|add|sdpa");
-        spec.causal_mask = v == "where" ? t::CausalMask::kWhere
-                           : v == "add" ? t::CausalMask::kAdd
-                                        : t::CausalMask::kSdpa;
+        if (v != "where" && v != "add" && v != "sdpa" && v != "bool")
+          throw std::invalid_argument("--causal-mask: where|add|sdpa|bool");
+        spec.causal_mask = v == "where"  ? t::CausalMask::kWhere
+                           : v == "add"  ? t::CausalMask::kAdd
+                           : v == "sdpa" ? t::CausalMask::kSdpa
+                                         : t::CausalMask::kBool;
       } else if (a == "--rope-cache") {
         const std::string v = value();
         if (v != "gather" && v != "computed")

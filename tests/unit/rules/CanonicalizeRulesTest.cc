@@ -248,6 +248,12 @@ TEST(SoftmaxNanGuardRule, StaysUnderAFloatMaskInput) {
                   "softmax_nan_guard");
 }
 
+TEST(NanGuardAfterHeadsRule, StaysWhereNoHeadsAreMerged) {
+  // The weights times V is the output: no Transpose and Reshape to move the guard past.
+  expectUnchanged(guardModel("mf = Identity(mask)\n", ", float[2, 4, 4] mask"),
+                  "nan_guard_after_heads");
+}
+
 TEST(SoftmaxNanGuardRule, StaysInFp16) {
   // fp16's lowest plus a negative score is -inf: no bound holds there. (The text format has
   // no fp16 literal: the zero becomes fp16 afterwards.)

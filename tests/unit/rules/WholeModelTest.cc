@@ -97,6 +97,17 @@ std::vector<WholeModelCase> wholeModelCases() {
                              s.opset = 23;
                              s.causal_mask = CausalMask::kSdpa;
                            }));
+  // transformers >= 4.53 give SDPA a boolean mask; torchlib writes it as -inf and guards
+  // the weights against NaN (a row masked whole).
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_bool_mask",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kBool; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_bool_mask",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kBool; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_bool_mask_opset23",
+                           [](ExporterModelSpec& s) {
+                             s.opset = 23;
+                             s.causal_mask = CausalMask::kBool;
+                           }));
   // Standard ONNX Attention, RMSNormalization and RotaryEmbedding exist from opset 23.
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_opset23",
                            [](ExporterModelSpec& s) { s.opset = 23; }));
