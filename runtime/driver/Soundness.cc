@@ -1,6 +1,7 @@
 //===- Soundness.cc - a rewrite must not change what readers see ---------===//
 #include "runtime/driver/Soundness.h"
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_map>
 
@@ -30,6 +31,42 @@ std::string elemName(int32_t elem) {
 
 /// "com.microsoft::FusedMatMul 'name'" for messages.
 std::string describeNode(const Node& node) { return node.op().str() + " '" + node.name() + "'"; }
+
+/// For a created ONNX-domain node: two inputs its schema binds to one type parameter with
+/// different element types (a float constant a rule made meeting fp16 values), which ONNX
+/// Runtime refuses to load; the shape inference functions do not check this. Empty when
+/// they agree or are unknown. The schema is ONNX 1.12's at the model's opset, or at 17 for
+/// a newer one (the type parameters of the ops rules emit have not changed since).
+std::string mixedTypeParameter(const Graph& graph, const Node& node, LocalInference& types) {
+  if (!canonicalDomain(node.domain()).empty()) return {};
+  const int64_t opset = graph.opsetVersion("");
+  if (opset <= 0) return {};
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
+      node.opType(), static_cast<int>(std::min<int64_t>(opset, 17)), "");
+  if (!schema || schema->inputs().empty()) return {};
+  const auto& formals = schema->inputs();
+  std::unordered_map<std::string, std::pair<int32_t, size_t>> bound;  // param: elem, input
+  for (size_t i = 0; i < node.inputs().size(); ++i) {
+    const bool past_end = i >= formals.size();
+    const onnx::OpSchema::FormalParameter& formal = past_end ? formals.back() : formals[i];
+    if (past_end && formal.GetOption() != onnx::OpSchema::Variadic) break;
+    if (formal.GetOption() == onnx::OpSchema::Variadic && !formal.GetIsHomogeneous()) break;
+    const std::string& param = formal.GetTypeStr();
+    const auto& params = schema->typeConstraintParams();
+    const bool is_param = std::any_of(params.begin(), params.end(),
+                                      [&](const auto& p) { return p.type_param_str == param; });
+    if (node.input(i) == kNoId || !is_param) continue;
+    const onnx::TypeProto_Tensor* t = tensorType(types.typeOf(node.input(i)));
+    if (!t || t->elem_type() == 0) continue;
+    auto [it, first] = bound.emplace(param, std::make_pair(t->elem_type(), i));
+    if (!first && it->second.first != t->elem_type())
+      return "the rewrite would create " + describeNode(node) + " whose inputs " +
+             std::to_string(it->second.second) + " and " + std::to_string(i) + " are " +
+             elemName(it->second.first) + " and " + elemName(t->elem_type()) + ", where its type " +
+             param + " is one type";
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -75,6 +112,7 @@ std::string findTypeChange(Model& model, const Graph& graph, const std::vector<N
     const Node& node = graph.node(id);
     if (!node.live()) continue;
     NodeInference result = types.infer(id);
+    if (std::string mixed = mixedTypeParameter(graph, node, types); !mixed.empty()) return mixed;
     if (result.status == NodeInference::Status::kRejected) {
       std::string inputs;
       for (ValueId in : node.inputs())

@@ -235,5 +235,69 @@ g (float[2, 3] x) => (float[2, 3] z) {
   EXPECT_EQ(model.graph().output(0).type().tensor_type().shape().dim_size(), 2);
 }
 
+/// Neg(x) -> Neg(Add(x, c)) with c a float zero: the Add's output takes x's type, so the
+/// Neg's is unchanged, but for an fp16 x the Add mixes float16 and float in its one type T.
+class NegOfAddedFloatZero : public RewritePattern {
+ public:
+  NegOfAddedFloatZero()
+      : RewritePattern(RuleInfo{"neg_of_added_zero", op("Neg"), 1, {}, "test", {}}) {}
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    Graph& g = rw.graph();
+    const ValueId y = g.node(root).output(0);
+    if (!rw.checkReplaceable({root}, {y})) return false;
+    onnx::TensorProto zero;
+    zero.set_data_type(onnx::TensorProto::FLOAT);
+    zero.add_float_data(0.0f);
+    NodeSpec add;
+    add.op = op("Add");
+    add.inputs = {g.node(root).input(0), rw.addInitializer(zero, "zero")};
+    const ValueId sum = g.node(rw.createNode(std::move(add))).output(0);
+    NodeSpec neg;
+    neg.op = op("Neg");
+    neg.inputs = {sum};
+    const ValueId out = g.node(rw.createNode(std::move(neg))).output(0);
+    return rw.replaceMatch({root}, {{y, out}});
+  }
+};
+
+TEST(Soundness, RefusesANodeMixingTypesItsSchemaBindsToOne) {
+  // Shape inference types the Add as its input 0 and lets the float constant pass; ONNX
+  // Runtime would refuse the model. (A float constant in a rule meeting an fp16 model.)
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float16[2] x) => (float16[2] y) {
+  y = Neg(x)
+}
+)");
+  const std::string before = serialize(model);
+  RuleSet rules;
+  rules.add(std::make_unique<NegOfAddedFloatZero>());
+  FailureReasons explain("neg_of_added_zero");
+  Options options;
+  options.listener = &explain;
+  rewrite(model, rules, options);
+  EXPECT_EQ(serialize(model), before);
+  ASSERT_EQ(explain.reasons.size(), 1u);
+  EXPECT_EQ(explain.reasons[0],
+            "the rewrite would create Add 'neg_of_added_zero' whose inputs 0 and 1 are float16 "
+            "and float, where its type T is one type");
+}
+
+TEST(Soundness, AllowsTheSameNodeWhenItsTypesAgree) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y) {
+  y = Neg(x)
+}
+)");
+  RuleSet rules;
+  rules.add(std::make_unique<NegOfAddedFloatZero>());
+  Options options;
+  options.max_iterations = 1;
+  options.max_rewrites = 1;
+  rewrite(model, rules, options);
+  EXPECT_EQ(opTypes(model), (std::vector<std::string>{"Add", "Neg"}));
+}
+
 }  // namespace
 }  // namespace onnx_rewrite
