@@ -35,16 +35,18 @@ std::string describeNode(const Node& node) { return node.op().str() + " '" + nod
 /// For a created ONNX-domain node: two inputs its schema binds to one type parameter with
 /// different element types (a float constant a rule made meeting fp16 values), which ONNX
 /// Runtime refuses to load; the shape inference functions do not check this. Empty when
-/// they agree or are unknown. The schema is ONNX 1.12's at the model's opset, or at 17 for
-/// a newer one (the type parameters of the ops rules emit have not changed since).
+/// they agree or are unknown. The schema is ONNX 1.12's at the model's opset, or at its
+/// newest (kOnnxRegistryOpset) for a newer one: the type parameters of the ops rules emit
+/// have not changed since.
 std::string mixedTypeParameter(const Graph& graph, const Node& node, LocalInference& types) {
   if (!canonicalDomain(node.domain()).empty()) return {};
   const int64_t opset = graph.opsetVersion("");
   if (opset <= 0) return {};
   const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
-      node.opType(), static_cast<int>(std::min<int64_t>(opset, 17)), "");
+      node.opType(), static_cast<int>(std::min<int64_t>(opset, kOnnxRegistryOpset)), "");
   if (!schema || schema->inputs().empty()) return {};
   const auto& formals = schema->inputs();
+  const auto& params = schema->typeConstraintParams();
   std::unordered_map<std::string, std::pair<int32_t, size_t>> bound;  // param: elem, input
   for (size_t i = 0; i < node.inputs().size(); ++i) {
     const bool past_end = i >= formals.size();
@@ -52,7 +54,6 @@ std::string mixedTypeParameter(const Graph& graph, const Node& node, LocalInfere
     if (past_end && formal.GetOption() != onnx::OpSchema::Variadic) break;
     if (formal.GetOption() == onnx::OpSchema::Variadic && !formal.GetIsHomogeneous()) break;
     const std::string& param = formal.GetTypeStr();
-    const auto& params = schema->typeConstraintParams();
     const bool is_param = std::any_of(params.begin(), params.end(),
                                       [&](const auto& p) { return p.type_param_str == param; });
     if (node.input(i) == kNoId || !is_param) continue;

@@ -13,8 +13,6 @@
 namespace onnx_rewrite {
 namespace {
 
-constexpr int kNewestKnown = 17;  // ONNX 1.12
-
 /// Reduce* from opset 18: axes is the optional input 1, `noop_with_empty_axes` an attribute.
 void inferReduceWithAxesInput(onnx::InferenceContext& ctx) {
   onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
@@ -484,8 +482,8 @@ const onnx::OpSchema* NewerOpsetSchemas::GetSchema(const std::string& key,
     return it == t.contrib.end() ? nullptr : &it->second;
   }
   if (onnx_domain && key == "Slice") {
-    const onnx::OpSchema* base =
-        onnx::OpSchemaRegistry::Schema(key, std::min(maxInclusiveVersion, kNewestKnown), domain);
+    const onnx::OpSchema* base = onnx::OpSchemaRegistry::Schema(
+        key, std::min(maxInclusiveVersion, kOnnxRegistryOpset), domain);
     auto it = base ? t.slices.find(base->SinceVersion()) : t.slices.end();
     return it == t.slices.end() ? base : &it->second;
   }
@@ -493,15 +491,15 @@ const onnx::OpSchema* NewerOpsetSchemas::GetSchema(const std::string& key,
   if (onnx_domain && key == "SimplifiedLayerNormalization") return &t.simplified_layer_norm;
   if (onnx_domain && key == "LayerNormalization" && maxInclusiveVersion < 17)
     return &t.layer_norm_before_17;
-  if (!onnx_domain || maxInclusiveVersion <= kNewestKnown)
+  if (!onnx_domain || maxInclusiveVersion <= kOnnxRegistryOpset)
     return onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
   auto changed = t.changed.find(key);
   if (changed != t.changed.end())
     return maxInclusiveVersion >= changed->second.SinceVersion()
                ? &changed->second
-               : onnx::OpSchemaRegistry::Schema(key, kNewestKnown, domain);
+               : onnx::OpSchemaRegistry::Schema(key, kOnnxRegistryOpset, domain);
   if (t.unsafe.count(key)) return nullptr;
-  return onnx::OpSchemaRegistry::Schema(key, kNewestKnown, domain);
+  return onnx::OpSchemaRegistry::Schema(key, kOnnxRegistryOpset, domain);
 }
 
 }  // namespace onnx_rewrite

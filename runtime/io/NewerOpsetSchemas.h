@@ -22,6 +22,10 @@
 
 namespace onnx_rewrite {
 
+/// The newest ai.onnx opset ONNX 1.12's own schema registry knows; newer ones are this
+/// registry's additions.
+inline constexpr int kOnnxRegistryOpset = 17;
+
 /// The newest ai.onnx opset this registry answers for (newer models skip inference).
 inline constexpr int kNewestInferredOpset = static_cast<int>(kNewestOnnxOpset);
 

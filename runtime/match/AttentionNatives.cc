@@ -483,11 +483,6 @@ bool unscaled(const MatchContext& ctx, ValueArgs args) {
   return f && inner == args[0];
 }
 
-int32_t elemTypeOf(const Graph& g, ValueId v) {
-  const onnx::TypeProto* type = g.value(v).type();
-  return type && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
-}
-
 /// The largest magnitude a bool or integer element type holds, or nullopt for others.
 std::optional<double> integerTypeBound(int32_t elem) {
   switch (elem) {
@@ -539,7 +534,7 @@ std::optional<double> magnitudeBound(const MatchContext& ctx, ValueId v, int dep
     return bound;
   }
   const Node* n = g.producerOf(v);
-  if (!n || !n->live()) return integerTypeBound(elemTypeOf(g, v));
+  if (!n || !n->live()) return integerTypeBound(valueElemType(g, v));
   const std::string& op = n->opType();
   auto input = [&](size_t i) { return magnitudeBound(ctx, n->input(i), depth + 1); };
   if (n->domain() == "com.microsoft")
@@ -547,7 +542,7 @@ std::optional<double> magnitudeBound(const MatchContext& ctx, ValueId v, int dep
   if (!n->domain().empty()) return std::nullopt;
   if (op == "MatMul" || op == "Gemm" || op == "Einsum") return kActivationBound;
   if (op == "Cast") {
-    if (auto bound = integerTypeBound(elemTypeOf(g, n->input(0)))) return bound;
+    if (auto bound = integerTypeBound(valueElemType(g, n->input(0)))) return bound;
     return input(0);
   }
   if (op == "Identity" || op == "Transpose" || op == "Reshape" || op == "Expand" ||
@@ -588,7 +583,7 @@ std::optional<double> magnitudeBound(const MatchContext& ctx, ValueId v, int dep
 bool finiteScores(const MatchContext& ctx, ValueArgs args) {
   if (args[0] == kNoId) return false;
   double limit = 0;
-  switch (elemTypeOf(ctx.graph, args[0])) {
+  switch (valueElemType(ctx.graph, args[0])) {
     case onnx::TensorProto::FLOAT:
       limit = 3.4028235677973366e38;  // (2 - 2^-24) * 2^127: larger rounds to infinity
       break;

@@ -412,21 +412,19 @@ class ModelWriter {
       std::string ks = b_.node("Mul", {transpose(k, {0, 1, 3, 2}), b_.scalar(root_scale)});
       scores = b_.node("MatMul", {qs, ks});
     }
+    // torchlib's boolean-mask SDPA: the mask as 0 / -inf, and NaN weights (a row masked
+    // whole) made 0.
     const bool bool_mask = s_.causal_mask == CausalMask::kBool && !mask.empty();
+    const std::string zero = bool_mask ? b_.scalar(0.0f) : std::string();
     if (bool_mask) {
-      // torchlib's boolean-mask SDPA: the mask as 0 / -inf, and NaN weights (a row masked
-      // whole) made 0.
-      std::string zero = b_.scalar(0.0f);
-      std::string additive =
-          b_.node("Where", {mask, zero, b_.scalar(-std::numeric_limits<float>::infinity())});
-      scores = b_.node("Add", {scores, additive});
-      std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
-      probs = b_.node("Where", {b_.node("IsNaN", {probs}), zero, probs});
-      return b_.node("MatMul", {probs, v});
+      const std::string minus_inf = b_.scalar(-std::numeric_limits<float>::infinity());
+      scores = b_.node("Add", {scores, b_.node("Where", {mask, zero, minus_inf})});
+    } else if (!mask.empty()) {
+      scores = b_.node("Add", {scores, mask});
     }
-    if (!mask.empty()) scores = b_.node("Add", {scores, mask});
     if (sdpa_causal) scores = b_.node("Add", {scores, sdpaCausalMask(q, k)});
     std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
+    if (bool_mask) probs = b_.node("Where", {b_.node("IsNaN", {probs}), zero, probs});
     return b_.node("MatMul", {probs, v});
   }
 
