@@ -430,8 +430,9 @@ class RuleEmitter {
       case ir::TargetExpr::Kind::kRest:
         return te.name + "...";
       case ir::TargetExpr::Kind::kTensor:
-        return te.helper.empty() ? "tensor(" + te.literal.str() + ")"
-                                 : "tensor(helper, " + te.helper + ")";
+        if (!te.helper.empty()) return "tensor(helper, " + te.helper + ")";
+        return te.like.empty() ? "tensor(" + te.literal.str() + ")"
+                               : "tensor(like(" + te.like + "), " + te.literal.str() + ")";
       case ir::TargetExpr::Kind::kOp: {
         if (te.op.empty()) return "output " + std::to_string(te.output);
         std::vector<std::string> args;
@@ -514,12 +515,20 @@ class RuleEmitter {
         if (te.helper.empty()) {
           std::vector<std::string> dims;
           for (int64_t d : xp.dims) dims.push_back(std::to_string(d));
-          os << "    "
-             << call(4, decl + "gen::literalTensor",
-                     {cpp::literalText(plan::specLiteral(te.literal)), std::to_string(xp.elem_type),
-                      "{" + joinStrings(dims) + "}"},
-                     ";")
-             << "\n";
+          if (!te.like.empty())
+            os << "    "
+               << call(4, decl + "likeTensor",
+                       {cpp::literalText(plan::specLiteral(te.literal)), slotConst(xp.slot),
+                        "{" + joinStrings(dims) + "}", str(xp.loc), str(te.like)},
+                       ";")
+               << "\n";
+          else
+            os << "    "
+               << call(4, decl + "gen::literalTensor",
+                       {cpp::literalText(plan::specLiteral(te.literal)),
+                        std::to_string(xp.elem_type), "{" + joinStrings(dims) + "}"},
+                       ";")
+               << "\n";
         } else {
           const auto [slots, names] = helperArgs(xp.args, te.args);
           os << "    "

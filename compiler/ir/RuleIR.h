@@ -229,7 +229,10 @@ struct TargetExpr {
   uint32_t output = 0;
   Literal literal;
   std::vector<int64_t> dims;
-  std::string elem_type;          ///< "float", "int64", ...; "" = same as `like`
+  std::string elem_type;  ///< kTensor literal: "float", "int64", ...; "" with `like`
+  /// kTensor literal: the bound value whose (floating) element type the constant takes,
+  /// `tensor(like(x), 0.0)`: rules over float and float16 make constants of either.
+  std::string like;
   std::string helper;             ///< kTensor computed by a native helper
   std::vector<std::string> args;  ///< helper arguments (bound names)
   SourceLoc loc;

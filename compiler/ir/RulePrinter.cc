@@ -211,7 +211,8 @@ void printTarget(const Target& t, const PrintOptions& o, std::string& out) {
           for (size_t i = 0; i < e.args.size(); ++i) line += (i ? ", " : "") + e.args[i];
           line += ")";
         } else {
-          line += "tensor " + e.elem_type + " " + e.literal.str();
+          line += "tensor " + (e.like.empty() ? e.elem_type : "like(" + e.like + ")") + " " +
+                  e.literal.str();
           if (!e.dims.empty()) {
             line += " dims [";
             for (size_t i = 0; i < e.dims.size(); ++i)

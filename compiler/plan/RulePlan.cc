@@ -363,8 +363,14 @@ class PlanBuilder {
     const ir::Literal& lit = te.literal;
     if (!wellFormed(lit) || !isNumeric(lit))
       error(te.loc, "a tensor literal must be a number or a list of numbers");
-    xp.elem_type = te.elem_type.empty() ? (isIntLiteral(lit) ? 7 : 1) : elemTypeOf(te.elem_type);
-    if (xp.elem_type == 0) error(te.loc, "unknown element type '" + te.elem_type + "'");
+    if (!te.like.empty()) {
+      // Typed when the rule applies, as the value in this slot.
+      xp.slot = boundSlot(te.like, te.loc, "tensor(like(...)) reads");
+      xp.elem_type = 0;
+    } else {
+      xp.elem_type = te.elem_type.empty() ? (isIntLiteral(lit) ? 7 : 1) : elemTypeOf(te.elem_type);
+      if (xp.elem_type == 0) error(te.loc, "unknown element type '" + te.elem_type + "'");
+    }
     const size_t values = isIntLiteral(lit) ? lit.ints.size() : lit.floats.size();
     xp.dims = te.dims;
     int64_t count = 1;

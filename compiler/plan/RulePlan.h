@@ -66,13 +66,13 @@ struct TargetAttrPlan {
 
 /// A target expr (indexed like ir::Target::exprs).
 struct TargetExprPlan {
-  uint32_t slot = kNoSlot;        ///< kRef: the slot read; helper tensors use `args`
+  uint32_t slot = kNoSlot;        ///< kRef: the slot read; tensor(like(x)): x's; helpers use `args`
   std::vector<uint32_t> args;     ///< kTensor helper: the slots of its arguments
   ir::ExprId rest = ir::kNoExpr;  ///< kRest: the op expr whose further inputs it splices
   uint32_t num_outputs = 1;       ///< kOp: outputs the new node declares
   std::vector<uint32_t> omitted;  ///< kOp: of those, the ones nothing reads
   std::vector<TargetAttrPlan> attrs;
-  int32_t elem_type = 0;      ///< kTensor literal: TensorProto::DataType
+  int32_t elem_type = 0;      ///< kTensor literal: TensorProto::DataType (0: like `slot`)
   std::vector<int64_t> dims;  ///< kTensor literal: its shape (a list without dims: 1-D)
   std::string loc;            ///< resolved
 };

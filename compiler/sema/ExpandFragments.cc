@@ -421,8 +421,8 @@ class TargetExpander {
 
     std::map<std::string, uint32_t> args;
     for (size_t i = 0; i < params.size(); ++i) args[params[i]->name] = call.inputs[i];
-    // value(p), helper(h, p), tensor(helper, h, p) read matched values by name: a parameter
-    // there is the name of the matched value the use passes.
+    // value(p), helper(h, p), tensor(helper, h, p) and tensor(like(p), v) read matched values
+    // by name: a parameter there is the name of the matched value the use passes.
     auto matched_name = [&](std::string& name, const SourceLoc& loc) {
       auto a = args.find(name);
       if (a == args.end()) return true;
@@ -464,6 +464,7 @@ class TargetExpander {
       e.loc = via(e.loc, use);
       for (std::string& arg : e.args)
         if (!matched_name(arg, e.loc)) return false;
+      if (!e.like.empty() && !matched_name(e.like, e.loc)) return false;
       std::vector<ir::TargetAttr> attrs;
       for (ir::TargetAttr a : e.attrs) {
         a.loc = via(a.loc, use);

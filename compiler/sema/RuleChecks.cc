@@ -878,6 +878,7 @@ class RuleChecker {
           break;
         case TargetExpr::Kind::kTensor:
           for (const std::string& arg : e.args) checkHelperArg(arg, defined, eloc);
+          if (!e.like.empty()) checkLike(e.like, eloc);
           break;
         case TargetExpr::Kind::kNone:
           break;
@@ -968,6 +969,19 @@ class RuleChecker {
       for (uint32_t in : t.exprs[id].inputs) stack.push_back(in);
     }
     return false;
+  }
+
+  /// `tensor(like(x), ...)` takes x's element type when the rule applies: x must be a value
+  /// the match binds (a new node's output has no type yet).
+  void checkLike(const std::string& name, const SourceLoc& loc) {
+    if (value_names_.count(name)) {
+      used_.insert(name);
+      return;
+    }
+    diag_.error(loc,
+                "tensor(like(" + name + "), ...): " + quote(name) +
+                    (rests_.count(name) ? " is a rest of inputs" : " is not bound by the match") +
+                    "; like takes a matched value");
   }
 
   void checkHelperArg(const std::string& arg, const std::map<std::string, uint32_t>& defined,

@@ -115,7 +115,7 @@ const std::vector<ExtraOp> kMicrosoftOps = {
 const std::set<std::string> kReservedNames = {
     // Rule.td defs
     "AnyOf", "Optional", "Results", "Range", "Capture", "Replace", "Always", "i", "f", "ints",
-    "floats", "strings", "value", "attr", "helper", "none", "tensor", "Rest", "Tuple",
+    "floats", "strings", "value", "attr", "helper", "none", "tensor", "like", "Rest", "Tuple",
     // fields of Rule and Fragment (visible inside a rule's or a fragment's body)
     "rule_name", "priority", "tags", "doc", "requires", "match", "where", "rewrite", "variants",
     "lets", "keep", "value_params", "attr_params", "results",

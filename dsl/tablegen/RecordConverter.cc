@@ -392,6 +392,7 @@ std::string markerUsage(const std::string& kind) {
     return "it is an omitted input: an input of an op in a match, (Op $a, none, $b), or of a new "
            "node in a rewrite";
   if (kind == "tensor") return "it is an input of a new node in a rewrite";
+  if (kind == "like") return "it is a tensor's element type: (tensor (like $x), (f 0))";
   if (kind == "rest")
     return "(Rest $rest) is the last input of an op in a match, (Concat $a, (Rest $rest)), and "
            "splices those inputs into a new node in a rewrite, (Concat $m, (Rest $rest))";
@@ -1788,8 +1789,8 @@ class TargetBuilder {
   /// `(tensor "int64", (ints 0, -1)[, [2]])` or `(tensor (helper "name", $a, ...))`.
   uint32_t tensor(const Located& d) {
     constexpr const char* kUsage =
-        "tensor is (tensor \"TYPE\", VALUE), (tensor \"TYPE\", VALUE, DIMS) or "
-        "(tensor (helper \"name\", $a, ...))";
+        "tensor is (tensor \"TYPE\", VALUE), (tensor \"TYPE\", VALUE, DIMS), "
+        "(tensor (like $x), VALUE) or (tensor (helper \"name\", $a, ...))";
     ir::TargetExpr e;
     e.kind = ir::TargetExpr::Kind::kTensor;
     e.loc = d.loc;
@@ -1799,15 +1800,33 @@ class TargetBuilder {
       if (!helper(first, e.helper, e.args)) return UINT32_MAX;
       return add(std::move(e));
     }
+    const bool like = (n == 2 || n == 3) && markerOf(operatorOf(first.init)) == "like";
     auto* type = dyn_cast_or_null<llvm::StringInit>(first.init);
-    if ((n != 2 && n != 3) || !type) {
+    if ((n != 2 && n != 3) || (!type && !like)) {
       cx_.error(d.loc, kUsage);
       return UINT32_MAX;
     }
-    e.elem_type = type->getValue().str();
+    if (like) {
+      std::string name = numArgs(first) == 1 ? argName(first, 0) : "";
+      if (name.empty()) {
+        cx_.error(first.loc, "like takes one bound name: (tensor (like $x), 0.0)");
+        return UINT32_MAX;
+      }
+      e.like = name;
+    } else {
+      e.elem_type = type->getValue().str();
+    }
     auto lit = literals_.read(cx_.locator.arg(d, 1));
     if (!lit) return UINT32_MAX;
     e.literal = *lit;
+    if (like) {
+      // A floating type, known when the rule applies: integers written are floats.
+      using K = ir::Literal::Kind;
+      if (e.literal.kind == K::kInt) e.literal.kind = K::kFloat;
+      if (e.literal.kind == K::kInts) e.literal.kind = K::kFloats;
+      for (int64_t v : e.literal.ints) e.literal.floats.push_back(static_cast<double>(v));
+      e.literal.ints.clear();
+    }
     if (n == 3) {
       Located dims = cx_.locator.arg(d, 2);
       auto shape = literals_.read(dims);

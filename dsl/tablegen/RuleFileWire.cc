@@ -253,6 +253,7 @@ void io(S& s, ir::TargetExpr& v) {
   io(s, v.literal);
   io(s, v.dims);
   io(s, v.elem_type);
+  io(s, v.like);
   io(s, v.helper);
   io(s, v.args);
   io(s, v.loc);

@@ -1292,11 +1292,12 @@ class TargetBuilder {
     return true;
   }
 
-  /// tensor(TYPE, literal (, dims)?) | tensor(helper, NAME, args...)
+  /// tensor(TYPE, literal (, dims)?) | tensor(like(x), literal (, dims)?)
+  /// | tensor(helper, NAME, args...)
   bool tensor(const Node& n, uint32_t& id) {
     static const char* kUsage =
-        "tensor takes a type, a value and optional dims: tensor(float, [1.0, 2.0], [2]), or "
-        "tensor(helper, name, args...)";
+        "tensor takes a type, a value and optional dims: tensor(float, [1.0, 2.0], [2]), "
+        "tensor(like(x), 0.0) (x's floating element type), or tensor(helper, name, args...)";
     if (!n.attrs.empty()) return fail(n.attrs[0].loc, "tensor(...) takes no attributes");
     for (const Node& child : n.children)
       if (child.splice) return fail(child.splice_loc, "tensor(...) cannot take a rest of inputs");
@@ -1304,6 +1305,8 @@ class TargetBuilder {
     e.kind = ir::TargetExpr::Kind::kTensor;
     e.loc = n.loc;
     const std::vector<Node>& args = n.children;
+    if (!args.empty() && args[0].kind == Node::Kind::kCall && args[0].name == "like")
+      return likeTensor(n, id, std::move(e));
     if (args.empty() || args[0].kind != Node::Kind::kName) return fail(n.loc, kUsage);
     if (args[0].name == "helper") {
       if (args.size() < 2 || args[1].kind != Node::Kind::kName)
@@ -1342,6 +1345,36 @@ class TargetBuilder {
     } else if (e.literal.kind == K::kFloat || e.literal.kind == K::kFloats) {
       return fail(value.loc, "a " + e.elem_type + " tensor needs integer values");
     }
+    if (args.size() == 3) {
+      const Node& dims = args[2];
+      if (dims.kind != Node::Kind::kList || dims.literal.kind != K::kInts)
+        return fail(dims.loc, "the dims of a tensor are a list of integers: [2, 3]");
+      e.dims = dims.literal.ints;
+    }
+    id = add(std::move(e));
+    return true;
+  }
+
+  /// tensor(like(x), literal (, dims)?): a float literal, stored in x's element type.
+  bool likeTensor(const Node& n, uint32_t& id, ir::TargetExpr e) {
+    const std::vector<Node>& args = n.children;
+    const Node& like = args[0];
+    if (like.children.size() != 1 || like.children[0].kind != Node::Kind::kName ||
+        !like.attrs.empty() || !like.domain.empty())
+      return fail(like.loc, "like takes one bound name: tensor(like(x), 0.0)");
+    if (args.size() < 2 || args.size() > 3)
+      return fail(n.loc, "tensor(like(x), value) takes a value and optional dims");
+    e.like = like.children[0].name;
+    const Node& value = args[1];
+    using K = ir::Literal::Kind;
+    if (value.kind != Node::Kind::kNumber && value.kind != Node::Kind::kList)
+      return fail(value.loc, "tensor(like(x), value) takes numbers: tensor(like(x), 0.0)");
+    e.literal = value.literal;
+    // The type is a floating one, known when the rule applies: integers written are floats.
+    if (e.literal.kind == K::kInt) e.literal.kind = K::kFloat;
+    if (e.literal.kind == K::kInts) e.literal.kind = K::kFloats;
+    for (int64_t v : e.literal.ints) e.literal.floats.push_back(static_cast<double>(v));
+    e.literal.ints.clear();
     if (args.size() == 3) {
       const Node& dims = args[2];
       if (dims.kind != Node::Kind::kList || dims.literal.kind != K::kInts)

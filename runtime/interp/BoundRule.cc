@@ -67,6 +67,8 @@ class Binder {
         out.helper = lookUp<TensorHelper>(findTensorHelper, "tensor helper", te.helper,
                                           te.args.size(), te.loc);
         for (const std::string& a : te.args) out.arg_names.push_back(a.c_str());
+      } else if (!te.like.empty()) {
+        out.like_values = plan::specLiteral(te.literal);
       } else {
         out.tensor = literalTensor(te, xp);
       }

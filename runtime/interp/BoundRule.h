@@ -33,7 +33,8 @@ struct BoundAttr {
 /// A target expr, as the program holds it (indexed like ir::Target::exprs).
 struct BoundTargetExpr {
   OpId op;                   ///< kOp that builds a node
-  onnx::TensorProto tensor;  ///< kTensor literal
+  onnx::TensorProto tensor;  ///< kTensor literal of a given element type
+  gen::Literal like_values;  ///< tensor(like(x), ...): the values, typed when the rule applies
   const TensorHelper* helper = nullptr;
   std::vector<const char*> arg_names;  ///< helper: the names of its arguments, as written
   std::vector<BoundAttr> attrs;

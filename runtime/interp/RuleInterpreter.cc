@@ -133,6 +133,11 @@ class Matcher : public gen::Matcher {
                 helperTensorArgs(bx.helper, list(xp.args), list(bx.arg_names), xp.loc.c_str());
             if (!made) return false;
             is_.ttensors[i] = std::move(*made);
+          } else if (!te.like.empty()) {
+            std::optional<onnx::TensorProto> made =
+                likeTensor(bx.like_values, xp.slot, xp.dims, xp.loc.c_str(), te.like.c_str());
+            if (!made) return false;
+            is_.ttensors[i] = std::move(*made);
           } else {
             is_.ttensors[i] = bx.tensor;
           }

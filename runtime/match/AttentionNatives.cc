@@ -597,6 +597,30 @@ bool finiteScores(const MatchContext& ctx, ValueArgs args) {
   return bound && *bound < limit;
 }
 
+/// exact_masking(v, s): the fused ops, which add a mask or fill v to the scores s in float,
+/// give what the model's masking gives. In float or double a fill of at most -1e4 or a mask
+/// leaves a masked score's weight 0 as the model's does. In float16 the model rounds
+/// `scores + mask` (and a fill of -65504 plus a mask overflows): a query row masked whole
+/// gets other weights than the fused op's, so only a constant -inf (masked weights 0, a row
+/// masked whole NaN, either way) is exact.
+bool exactMasking(const MatchContext& ctx, ValueArgs args) {
+  if (args[0] == kNoId || args[1] == kNoId) return false;
+  switch (valueElemType(ctx.graph, args[1])) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::DOUBLE:
+      return true;
+    case onnx::TensorProto::FLOAT16: {
+      std::vector<double> values;
+      if (!readConstantDoubles(ctx.model, ctx.graph, args[0], values, 1 << 16) || values.empty())
+        return false;
+      return std::all_of(values.begin(), values.end(),
+                         [](double x) { return std::isinf(x) && x < 0; });
+    }
+    default:
+      return false;
+  }
+}
+
 /// swaps_last_two_through_3d(y, x, r): y = Reshape(Transpose(r, [0, 2, 1])) with
 /// r = Reshape(x) is x's last two axes swapped: x is [a, b, c, d], r [a*b, c, d] (its last
 /// two dims x's, so its first is a*b) and y [a, b, d, c] (torch's math SDPA transposes K
@@ -859,6 +883,10 @@ NativeFamily attentionNatives() {
       {"swaps_last_two_through_3d", 3, &swapsLastTwoThrough3d,
        "y = Reshape(Transpose(r, [0, 2, 1])) of r = Reshape(x): x [a, b, c, d], r [a*b, c, "
        "d], y [a, b, d, c], which is x with its last two axes swapped"},
+      {"exact_masking", 2, &exactMasking,
+       "the scores s are float or double, or the mask or fill v is a constant of -inf only: "
+       "the fused ops add v to the scores in float, where a float16 model rounds (a query "
+       "row masked whole would differ)"},
       {"finite_scores", 1, &finiteScores,
        "x (float or double) holds no infinity or NaN by construction: computed from "
        "activations (MatMul and its kind, taken to stay below 1e15) and finite constants "

@@ -1049,6 +1049,27 @@ bool Matcher::requireBound(uint32_t slot, const char* loc, const char* name) {
   return s_.slots[slot] != kNoId || unbound(loc, name);
 }
 
+std::optional<onnx::TensorProto> Matcher::likeTensor(const Literal& values, uint32_t slot,
+                                                     const std::vector<int64_t>& dims,
+                                                     const char* loc, const char* name) {
+  if (!requireBound(slot, loc, name)) return std::nullopt;
+  const int32_t type = valueElemType(g_, s_.slots[slot]);
+  switch (type) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+    case onnx::TensorProto::DOUBLE:
+      return literalTensor(values, type, dims);
+    default:
+      rw_.notifyMatchFailure([&] {
+        return std::string(loc) + ": tensor(like(" + name + ")): " + name + "'s element type " +
+               (type ? elemTypeName(type) : std::string("is unknown")) +
+               (type ? " is not a floating type" : "");
+      });
+      return std::nullopt;
+  }
+}
+
 bool Matcher::gatherArgs(ListRef<uint32_t> slots, ListRef<const char*> names, const char* loc) {
   s_.args.clear();
   const char* const* name = names.begin();

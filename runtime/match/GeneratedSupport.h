@@ -215,6 +215,11 @@ class Matcher {
     return attrHelperArgs(helper, {slots.begin(), slots.size()}, {names.begin(), names.size()},
                           attr, loc, unbound_loc);
   }
+  /// tensor(like(x), values, dims): the literal in x's element type, which must be a
+  /// floating one; nullopt after reporting the failure.
+  std::optional<onnx::TensorProto> likeTensor(const Literal& values, uint32_t slot,
+                                              const std::vector<int64_t>& dims, const char* loc,
+                                              const char* name);
   std::optional<onnx::TensorProto> helperTensor(const TensorHelper* helper,
                                                 std::initializer_list<uint32_t> slots,
                                                 std::initializer_list<const char*> names,

@@ -1,6 +1,10 @@
 //===- TestModels.cc - building and inspecting test models ----------------===//
 #include "tests/support/TestModels.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -114,6 +118,77 @@ onnx::ModelProto modelWithTensors() {
       y = Add (a, c)
     }
   )");
+}
+
+namespace {
+
+/// IEEE half of `f`, rounded to nearest even; clamped to the largest finite half first.
+uint16_t halfOf(float f) {
+  if (std::isfinite(f)) f = std::clamp(f, -65504.0f, 65504.0f);
+  uint32_t x = 0;
+  std::memcpy(&x, &f, sizeof x);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const int32_t exp = static_cast<int32_t>((x >> 23) & 0xffu) - 127 + 15;
+  uint32_t mant = x & 0x7fffffu;
+  if (((x >> 23) & 0xffu) == 0xffu)
+    return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
+  if (exp <= 0) {  // subnormal half or zero
+    if (exp < -10) return static_cast<uint16_t>(sign);
+    mant |= 0x800000u;
+    const uint32_t shift = static_cast<uint32_t>(14 - exp);
+    uint32_t half = mant >> shift;
+    const uint32_t rest = mant & ((1u << shift) - 1);
+    const uint32_t mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
+  const uint32_t rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // may carry into exp
+  return static_cast<uint16_t>(sign | half);
+}
+
+void tensorToFloat16(onnx::TensorProto& t) {
+  if (t.data_type() != onnx::TensorProto::FLOAT) return;
+  std::vector<float> values(t.float_data().begin(), t.float_data().end());
+  if (t.has_raw_data()) {
+    values.resize(t.raw_data().size() / sizeof(float));
+    std::memcpy(values.data(), t.raw_data().data(), values.size() * sizeof(float));
+  }
+  t.clear_float_data();
+  t.clear_raw_data();
+  t.set_data_type(onnx::TensorProto::FLOAT16);
+  for (float v : values) t.add_int32_data(halfOf(v));
+}
+
+void typeToFloat16(onnx::ValueInfoProto& v) {
+  onnx::TypeProto_Tensor* t = v.mutable_type()->mutable_tensor_type();
+  if (t->elem_type() == onnx::TensorProto::FLOAT) t->set_elem_type(onnx::TensorProto::FLOAT16);
+}
+
+}  // namespace
+
+void toFloat16(onnx::ModelProto& model) {
+  onnx::GraphProto& g = *model.mutable_graph();
+  for (onnx::TensorProto& t : *g.mutable_initializer()) tensorToFloat16(t);
+  for (onnx::ValueInfoProto& v : *g.mutable_input()) typeToFloat16(v);
+  for (onnx::ValueInfoProto& v : *g.mutable_output()) typeToFloat16(v);
+  for (onnx::ValueInfoProto& v : *g.mutable_value_info()) typeToFloat16(v);
+  for (onnx::NodeProto& n : *g.mutable_node()) {
+    for (onnx::AttributeProto& a : *n.mutable_attribute()) {
+      if (a.has_t()) tensorToFloat16(*a.mutable_t());
+      if (n.op_type() == "Cast" && a.name() == "to" && a.i() == onnx::TensorProto::FLOAT)
+        a.set_i(onnx::TensorProto::FLOAT16);
+      if (n.op_type() == "Constant" && a.name() == "value_float") {
+        const float v = a.f();
+        a.Clear();
+        a.set_name("value");
+        a.set_type(onnx::AttributeProto::TENSOR);
+        a.mutable_t()->set_data_type(onnx::TensorProto::FLOAT16);
+        a.mutable_t()->add_int32_data(halfOf(v));
+      }
+    }
+  }
 }
 
 }  // namespace onnx_rewrite::testing

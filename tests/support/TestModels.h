@@ -37,6 +37,13 @@ void writeModel(const std::string& path, const onnx::ModelProto& model);
 /// Path of a file in the source tree, e.g. sourcePath("tests/models/x.onnxtxt").
 std::string sourcePath(const std::string& relative);
 
+/// The model as a float16 export (torch's `.half()`) writes it: every float tensor
+/// (initializers, Constant and ConstantOfShape values), the graph's float inputs, outputs and
+/// value_info, and Cast to float become float16; values beyond float16's range are clamped
+/// to +-65504 (finfo(float32).min masks become finfo(float16).min). The ONNX text format has
+/// no float16 literals, so fp16 test models are written in float and converted.
+void toFloat16(onnx::ModelProto& model);
+
 /// y = x + w + c: an initializer w (float[2, 3], node 0 reads it) and a Constant c (float[3],
 /// node 1). The valid model the hostile-input tests break one field at a time.
 onnx::ModelProto modelWithTensors();

@@ -125,6 +125,9 @@ def none : Marker<"none">;
 // constant of an element type, a value and optionally dims; or
 // `(tensor (helper "name", $a, ...))`.
 def tensor : Marker<"tensor">;
+// `(tensor (like $x), (f 0))`: a constant of x's floating element type, so that
+// one rule serves float and float16 models.
+def like : Marker<"like">;
 // `(Replace $y, $x)`: y's readers read x instead (an Identity-like rewrite);
 // `(Replace $y, (Op ...))` is the same as `(Op:$y ...)`.
 def Replace : Marker<"replace">;

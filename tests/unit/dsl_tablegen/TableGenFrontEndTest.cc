@@ -395,6 +395,16 @@ def SkipLayerNorm : Rule<"skip_layer_norm"> {
   EXPECT_EQ(sum.inputs, std::vector<uint32_t>{t.replacements[0].second});
 }
 
+TEST(TableGenRewrites, ATensorLikeAValue) {
+  TdParse p = parseClean(R"(include "onnx_rewrite/Rule.td"
+def ZeroFill : Rule<"zero_fill"> {
+  let match = [(Where:$y $c, $s, $f)];
+  let rewrite = [(Where:$y $c, (tensor (like $f), (f 0)), $f)];
+}
+)");
+  EXPECT_NE(p.ir().find("    %1 = tensor like(f) 0.0\n"), std::string::npos) << p.ir();
+}
+
 TEST(TableGenRewrites, VariantsByOpsetTagAndFallback) {
   TdParse p = parseClean(R"(include "onnx_rewrite/Rule.td"
 def RmsNorm : Rule<"rms_norm"> {

@@ -440,6 +440,23 @@ TEST(RewriteStatements, TensorsAreNewConstants) {
             "    %4 = op Reshape(%0, %1, %2, %3)\n    replace y with %4\n");
 }
 
+TEST(RewriteStatements, ATensorLikeAValueTakesItsTypeWhenTheRuleApplies) {
+  Parsed p =
+      rewrite("y = Where(c, tensor(like(f), 0), f)\nz = Add(x, tensor(like(x), [1, 2.5], [2]))",
+              {"c", "f", "x", "y", "z"});
+  EXPECT_TRUE(p.ok) << ::testing::PrintToString(p.errors);
+  EXPECT_EQ(p.ir,
+            "    %0 = ref c\n    %1 = tensor like(f) 0.0\n    %2 = ref f\n"
+            "    %3 = op Where(%0, %1, %2)\n    replace y with %3\n    %4 = ref x\n"
+            "    %5 = tensor like(x) [1.0, 2.5] dims [2]\n    %6 = op Add(%4, %5)\n"
+            "    replace z with %6\n");
+  EXPECT_EQ(rewrite("y = Neg(tensor(like(a, b), 0.0))", {"y"}).errors,
+            (std::vector<std::string>{"1:16: like takes one bound name: tensor(like(x), 0.0)"}));
+  EXPECT_EQ(rewrite("y = Neg(tensor(like(a), 'x'))", {"y"}).errors,
+            (std::vector<std::string>{
+                "1:25: tensor(like(x), value) takes numbers: tensor(like(x), 0.0)"}));
+}
+
 TEST(RewriteStatements, ASourceNameHasOneReference) {
   Parsed p = rewrite("a = Relu(x)\ny = Add(a, x)", {"x", "y"});
   ASSERT_TRUE(p.ok);

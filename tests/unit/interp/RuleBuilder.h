@@ -188,6 +188,15 @@ class Target {
     e.dims = std::move(dims);
     return add(std::move(e));
   }
+  /// tensor(like(name), value, dims): a float literal typed as `name` when the rule applies.
+  uint32_t tensorLike(std::string name, ir::Literal value, std::vector<int64_t> dims = {}) {
+    ir::TargetExpr e;
+    e.kind = ir::TargetExpr::Kind::kTensor;
+    e.like = std::move(name);
+    e.literal = std::move(value);
+    e.dims = std::move(dims);
+    return add(std::move(e));
+  }
   uint32_t tensorHelper(std::string fn, std::vector<std::string> args) {
     ir::TargetExpr e;
     e.kind = ir::TargetExpr::Kind::kTensor;

@@ -267,6 +267,30 @@ g (float16[2, 4] x) => (float16[2, 4] y) {
   EXPECT_EQ(t16.int32_data(1), 0xc000);
 }
 
+TEST(InterpTarget, ATensorLikeAValueTakesThatValuesFloatingType) {
+  // y = Relu(x) -> y = Max(x, tensor(like(x), 0.0)): float in a float model, float16 in a
+  // float16 one; an int32 x (Relu takes it from opset 14) gets no rewrite.
+  Rule r("relu_as_max");
+  r.root(r.op("Relu", {r.cap("x")}), "y");
+  Target t = r.rewrite();
+  t.replace("y", t.op("Max", {t.ref("x"), t.tensorLike("x", F(0.0))}));
+  auto model = [](const std::string& type) {
+    return "<ir_version: 8, opset_import: [\"\" : 17]>\ng (" + type + "[2, 4] x) => (" + type +
+           "[2, 4] y) {\n  y = Relu(x)\n}\n";
+  };
+  Outcome f32 = runRules(model("float"), r);
+  ASSERT_EQ(f32.ops(), Ops{"Max"});
+  EXPECT_EQ(f32.model.graph().initializer(0).data_type(), onnx::TensorProto::FLOAT);
+  Outcome f16 = runRules(model("float16"), r);
+  ASSERT_EQ(f16.ops(), Ops{"Max"});
+  EXPECT_EQ(f16.model.graph().initializer(0).data_type(), onnx::TensorProto::FLOAT16);
+  EXPECT_EQ(f16.model.graph().initializer(0).int32_data(0), 0);
+  Outcome i32 = runRules(model("int32"), r);
+  EXPECT_EQ(i32.ops(), Ops{"Relu"});
+  EXPECT_EQ(i32.reason(),
+            "test.yaml:101:1: tensor(like(x)): x's element type int32 is not a floating type");
+}
+
 TEST(InterpTarget, InsideAFunctionANewConstantIsAConstantNode) {
   Rule r("relu6");
   r.root(r.op("Relu", {r.cap("x")}), "y");

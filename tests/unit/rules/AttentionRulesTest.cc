@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "tests/support/AttentionModels.h"
 #include "tests/support/EinsumAttentionModels.h"
@@ -475,6 +476,90 @@ TEST(MultiHeadAttentionRule, FusesACausalFillOfMinusInfinity) {
   EXPECT_EQ(testing::opTypes(after).back(), "com.microsoft::MultiHeadAttention");
   testing::OracleVerdict verdict = testing::compareInOrt(before, after, {"B=2", "S=5"});
   EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
+// ---- float16 exports ------------------------------------------------------------------------
+//
+// The fused ops add masks and fills to the scores in float, where a float16 model rounds
+// `scores + mask`: they agree but for rounding wherever a query row keeps a key. A row
+// masked whole (a padded query) would get other weights, so in float16 only a mask that
+// cannot do that, none or a -inf fill, is fused (exact_masking).
+
+/// The model of `s` as a float16 export writes it; `fill`, if given, set afterwards (the
+/// text format has no -inf).
+onnx::ModelProto halfModel(const AttentionSpec& s, std::optional<float> fill = std::nullopt) {
+  onnx::ModelProto m = testing::parseModel(attentionModel(s));
+  if (fill)
+    for (auto& t : *m.mutable_graph()->mutable_initializer())
+      if (t.name() == "fill") t.set_float_data(0, *fill);
+  testing::toFloat16(m);
+  return m;
+}
+
+/// Rewrites `before` with the shipped rules; expects `ops` and, in ORT, float16 rounding.
+void expectHalfFusion(const onnx::ModelProto& before, const Ops& ops) {
+  onnx::ModelProto after = before;
+  rewrite(after, testing::shippedRules());
+  EXPECT_EQ(testing::opTypes(after), ops);
+  const testing::OracleVerdict verdict =
+      testing::compareInOrt(before, after, {"B=2", "S=5"}, "--atol 4e-3 --runs 3");
+  EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
+TEST(PackedAttentionRule, FusesFloat16WithoutMask) {
+  expectHalfFusion(halfModel(spec([](AttentionSpec& s) { s.mask = Mask::kNone; })),
+                   {"com.microsoft::Attention"});
+}
+
+TEST(MultiHeadAttentionRule, FusesFloat16CausalFillOfMinusInfinityAsAFloat16Bias) {
+  // The bias Where(causal, 0, fill) is built in the fill's float16: tensor(like(fill), 0.0).
+  const onnx::ModelProto before = halfModel(spec([](AttentionSpec& s) {
+                                              s.projection = AttentionSpec::Projection::kSplit;
+                                              s.mask = Mask::kCausal;
+                                            }),
+                                            -std::numeric_limits<float>::infinity());
+  onnx::ModelProto after = before;
+  rewrite(after, testing::shippedRules());
+  ASSERT_EQ(testing::opTypes(after).back(), "com.microsoft::MultiHeadAttention");
+  int half_zeros = 0;
+  for (const onnx::TensorProto& t : after.graph().initializer()) {
+    EXPECT_NE(t.data_type(), onnx::TensorProto::FLOAT) << t.name() << " is a float constant";
+    half_zeros += t.data_type() == onnx::TensorProto::FLOAT16 && t.int32_data_size() == 1 &&
+                  t.int32_data(0) == 0;
+  }
+  EXPECT_EQ(half_zeros, 1);
+  const testing::OracleVerdict verdict =
+      testing::compareInOrt(before, after, {"B=2", "S=5"}, "--atol 4e-3 --runs 3");
+  EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseFloat16CausalFillOfFloat16Lowest) {
+  // finfo(float16).min: scores + fill in float is not the model's fill for a row masked whole.
+  const onnx::ModelProto before = halfModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausal;
+  }));
+  onnx::ModelProto after = before;
+  rewrite(after, testing::shippedRules());
+  EXPECT_EQ(testing::serialize(after), testing::serialize(before));
+}
+
+TEST(PackedAttentionRule, DoesNotFuseFloat16UnderAMaskInput) {
+  // A float16 mask input may mask a row whole: the model rounds scores + mask there.
+  const onnx::ModelProto before = halfModel(spec([](AttentionSpec& s) { s.mask = Mask::kAdd; }));
+  onnx::ModelProto after = before;
+  rewrite(after, testing::shippedRules());
+  for (const std::string& op : testing::opTypes(after))
+    EXPECT_EQ(op.find("Attention"), std::string::npos) << op;
+}
+
+TEST(PackedAttentionRule, DoesNotFuseBertFloat16PaddingMask) {
+  const onnx::ModelProto before =
+      halfModel(spec([](AttentionSpec& s) { s.mask = Mask::kPadding; }));
+  onnx::ModelProto after = before;
+  rewrite(after, testing::shippedRules());
+  for (const std::string& op : testing::opTypes(after))
+    EXPECT_EQ(op.find("Attention"), std::string::npos) << op;
 }
 
 // ---- masked_fill (nanoGPT's CausalSelfAttention) ------------------------------------------

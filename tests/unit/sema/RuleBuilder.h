@@ -154,6 +154,14 @@ class TargetBuilder {
     e.loc = std::move(loc);
     return add(std::move(e));
   }
+  uint32_t tensorLike(std::string name, ir::Literal literal, ir::SourceLoc loc = {}) {
+    ir::TargetExpr e;
+    e.kind = ir::TargetExpr::Kind::kTensor;
+    e.like = std::move(name);
+    e.literal = std::move(literal);
+    e.loc = std::move(loc);
+    return add(std::move(e));
+  }
   uint32_t tensorHelper(std::string helper, std::vector<std::string> args, ir::SourceLoc loc = {}) {
     ir::TargetExpr e;
     e.kind = ir::TargetExpr::Kind::kTensor;

@@ -646,6 +646,19 @@ TEST(RuleChecks, ReportsAHelperArgumentTheMatchDoesNotBind) {
             Strings{"rule.yaml:7:27: error: helper argument 'q' is not bound by the match"});
 }
 
+TEST(RuleChecks, ReportsATensorLikeANameTheMatchDoesNotBind) {
+  // rewrite: y = Add(x, tensor(like(q), 0.0)); like reads a matched value's type
+  RuleBuilder b = withTarget([](test::TargetBuilder& t) {
+    ir::Literal zero;
+    zero.kind = ir::Literal::Kind::kFloat;
+    zero.floats = {0.0};
+    return t.op("Add", {t.ref("x"), t.tensorLike("q", zero, at(7, 18))}, {}, at(7, 11));
+  });
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:18: error: tensor(like(q), ...): 'q' is not bound by the "
+                    "match; like takes a matched value"});
+}
+
 TEST(RuleChecks, ReportsAConstraintOnANameTheMatchDoesNotBind) {
   // where: { epz: { scalar: true } }   (the match binds eps)
   RuleBuilder b("r");
