@@ -621,6 +621,79 @@ bool exactMasking(const MatchContext& ctx, ValueArgs args) {
   }
 }
 
+/// exact_causal_fill(fill, s, tril): exact_masking(fill, s), or the fill masks a slice of
+/// a causal buffer tril (causal_buffer) whose columns start at 0. Every row of such a slice
+/// keeps key 0, so no query row is masked whole and the fill's weights are 0 in the fused
+/// op as in the model, in float16 too.
+bool exactCausalFill(const MatchContext& ctx, ValueArgs args) {
+  return exactMasking(ctx, args) || causalBuffer(ctx, ValueArgs(args.begin() + 2, 1));
+}
+
+/// Whether c is, through Casts and Slices that keep column 0 of the last axis, a causal
+/// buffer (causal_buffer): then every row of c keeps a key.
+bool keepsAKeyPerRow(const MatchContext& ctx, ValueId c) {
+  const Graph& g = ctx.graph;
+  for (int depth = 0; depth < 8 && c != kNoId; ++depth) {
+    const Node* n = g.producerOf(c);
+    if (!n || !n->live() || !n->domain().empty()) break;
+    if (n->opType() == "Cast") {
+      c = n->input(0);
+      continue;
+    }
+    if (n->opType() != "Slice") break;
+    const std::optional<int64_t> rank = valueRank(g, n->input(0));
+    const NodeId id = g.value(c).producer();
+    if (!rank) return false;
+    // Only a Slice of the last axis matters: it must start at key 0 and step forward.
+    std::vector<int64_t> axes;
+    if (findParam(g, id, "axes").kind == ParamRef::Kind::kAbsent) {
+      const ParamRef starts = findParam(g, id, "starts");
+      const std::optional<int64_t> count =
+          starts.kind == ParamRef::Kind::kInput ? valueRank(g, starts.input) : std::nullopt;
+      const auto dims =
+          starts.kind == ParamRef::Kind::kInput ? staticShape(g, starts.input) : std::nullopt;
+      if (starts.kind == ParamRef::Kind::kAttribute)
+        for (int i = 0; i < starts.attribute->ints_size(); ++i) axes.push_back(i);
+      else if (count == 1 && dims && !dims->empty())
+        for (int64_t i = 0; i < (*dims)[0]; ++i) axes.push_back(i);
+      else
+        return false;
+    } else if (!readIntsParam(ctx.model, g, id, "axes", axes)) {
+      return false;
+    }
+    if (!normalizeAxes(axes, *rank)) return false;
+    const auto last = std::find(axes.begin(), axes.end(), *rank - 1);
+    if (last != axes.end()) {
+      const size_t i = static_cast<size_t>(last - axes.begin());
+      const auto starts = intsParam(ctx.model, g, id, "starts");
+      const auto steps = intsParam(ctx.model, g, id, "steps");
+      if (!starts || i >= starts->size() || (*starts)[i] != 0) return false;
+      if (findParam(g, id, "steps").kind != ParamRef::Kind::kAbsent &&
+          (!steps || i >= steps->size() || (*steps)[i] <= 0))
+        return false;  // the columns may not start at key 0
+    }
+    c = n->input(0);
+  }
+  return c != kNoId && causalBuffer(ctx, ValueArgs(&c, 1));
+}
+
+/// exact_fill(fill, s, m): exact_masking(fill, s), or m = Where(c, s, fill) (optionally
+/// plus a mask, which exact_masking checks apart) with c a causal buffer sliced from column
+/// 0 (GPT-2's eager mask): no query row is masked whole by it.
+bool exactFill(const MatchContext& ctx, ValueArgs args) {
+  if (exactMasking(ctx, args)) return true;
+  const Graph& g = ctx.graph;
+  const ValueId fill = args[0], s = args[1];
+  const Node* n = args[2] == kNoId ? nullptr : g.producerOf(args[2]);
+  if (n && n->live() && n->domain().empty() && n->opType() == "Add")
+    for (ValueId in : {n->input(0), n->input(1)})
+      if (const Node* w = producerOp(g, in, "Where"); w && w->input(1) == s) n = w;
+  if (!n || !n->live() || !n->domain().empty() || n->opType() != "Where" || n->input(1) != s ||
+      n->input(2) != fill)
+    return false;
+  return keepsAKeyPerRow(ctx, n->input(0));
+}
+
 /// swaps_last_two_through_3d(y, x, r): y = Reshape(Transpose(r, [0, 2, 1])) with
 /// r = Reshape(x) is x's last two axes swapped: x is [a, b, c, d], r [a*b, c, d] (its last
 /// two dims x's, so its first is a*b) and y [a, b, d, c] (torch's math SDPA transposes K
@@ -887,6 +960,12 @@ NativeFamily attentionNatives() {
        "the scores s are float or double, or the mask or fill v is a constant of -inf only: "
        "the fused ops add v to the scores in float, where a float16 model rounds (a query "
        "row masked whole would differ)"},
+      {"exact_causal_fill", 3, &exactCausalFill,
+       "exact_masking(fill, s), or fill masks a slice (from column 0) of a causal buffer "
+       "tril: every query row keeps a key"},
+      {"exact_fill", 3, &exactFill,
+       "exact_masking(fill, s), or the masked scores m are Where(c, s, fill) (+ a mask) with "
+       "c a causal buffer sliced from key 0: every query row keeps a key"},
       {"finite_scores", 1, &finiteScores,
        "x (float or double) holds no infinity or NaN by construction: computed from "
        "activations (MatMul and its kind, taken to stay below 1e15) and finite constants "
