@@ -23,7 +23,8 @@ inline constexpr int64_t kMaxFoldedElements = 64;
 
 /// A symbolic element is a linear form over the model's symbols, c1*S1 + c2*S2 + ... + k
 /// (a past length plus the new tokens: P + S), so that Range(P, P + S) has S elements;
-/// only a lone symbol (1*S + 0) is ever written as a dim.
+/// a lone symbol (1*S + 0) is written as the dim it names, any other form as the unsized
+/// name unk__(P + S) (SymbolicShapes).
 struct Sym {
   enum class Kind : uint8_t { kUnknown, kInt, kSymbol };
   using Terms = std::vector<std::pair<std::string, int64_t>>;  ///< sorted, coefficients != 0

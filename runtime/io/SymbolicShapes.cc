@@ -139,10 +139,30 @@ Facts merge(Facts known, Facts ours) {
   return known;
 }
 
+/// A linear form of symbols as a dim: "unk__(P + S)", so that two values of one form (the
+/// key and value caches' P + S) show the same dim to rules, while it stays unsized to every
+/// check that asks (isUnknownDim), as a sum the model never names must.
+std::string linearFormName(const Sym& s) {
+  std::string text = "unk__(";
+  for (size_t i = 0; i < s.terms.size(); ++i) {
+    const auto& [name, coefficient] = s.terms[i];
+    const int64_t magnitude = coefficient < 0 ? -coefficient : coefficient;
+    text += i == 0 ? (coefficient < 0 ? "-" : "") : (coefficient < 0 ? " - " : " + ");
+    if (magnitude != 1) text += std::to_string(magnitude) + "*";
+    text += name;
+  }
+  if (s.value != 0)
+    text += (s.value < 0 ? " - " : " + ") + std::to_string(s.value < 0 ? -s.value : s.value);
+  return text + ")";
+}
+
+bool isLinearForm(const Sym& s) { return s.isSymbol() && !s.isDimSymbol(); }
+
 void setDim(onnx::TensorShapeProto::Dimension& d, const Sym& s) {
   d.Clear();
   if (s.isInt()) d.set_dim_value(s.value);
-  if (s.isDimSymbol()) d.set_dim_param(s.name());  // S + 1 has no name: unknown
+  if (s.isDimSymbol()) d.set_dim_param(s.name());
+  if (isLinearForm(s)) d.set_dim_param(linearFormName(s));
 }
 
 /// Writes into `type` what `facts` adds to it; true if anything changed.
@@ -165,7 +185,8 @@ bool refine(onnx::TypeProto& type, const Facts& facts) {
   for (int i = 0; i < t->shape().dim_size(); ++i) {
     onnx::TensorShapeProto::Dimension& d = *t->mutable_shape()->mutable_dim(i);
     const Sym& s = (*facts.shape)[static_cast<size_t>(i)];
-    if (isUnknownDim(d) && (s.isInt() || s.isDimSymbol())) {
+    if (isUnknownDim(d) && (s.isInt() || s.isDimSymbol() || isLinearForm(s)) &&
+        !(d.has_dim_param() && d.dim_param() == (isLinearForm(s) ? linearFormName(s) : ""))) {
       setDim(d, s);
       changed = true;
     }

@@ -249,6 +249,32 @@ g (int64[B, S] ids, float[B, 2, P, 4] past_k, float[B, 2, S, 4] new_k) => (float
   EXPECT_EQ(shapeOf(m, "one"), "[1]") << "(P + 1) - P, a single new token";
 }
 
+TEST(SymbolicShapes, NamesOneSumOfSymbolsAlikeWhereverItIsTheLength) {
+  // The key and value caches grown by the new tokens are both P + S long: rules must see
+  // one dim (a MultiHeadAttention's L), while P + S stays unsized to every check.
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[B, 2, P, 4] past_k, float[B, 2, S, 4] new_k, float[B, 2, P, 4] past_v,
+   float[B, 2, S, 4] new_v) => (float[B, 2, S, 4] y) {
+  k = Concat <axis = 2> (past_k, new_k)
+  v = Concat <axis = 2> (new_v, past_v)
+  kk = Concat <axis = 2> (k, new_k)
+  y = Identity(new_k)
+}
+)");
+  auto dim2 = [&](const std::string& name) {
+    for (const onnx::ValueInfoProto& v : m.graph().value_info())
+      if (v.name() == name) return v.type().tensor_type().shape().dim(2);
+    ADD_FAILURE() << name << " untyped";
+    return onnx::TensorShapeProto::Dimension();
+  };
+  EXPECT_EQ(dim2("k").dim_param(), dim2("v").dim_param()) << "S + P is P + S";
+  EXPECT_EQ(dim2("k").dim_param(), "unk__(P + S)");
+  EXPECT_EQ(dim2("kk").dim_param(), "unk__(P + 2*S)");
+  EXPECT_TRUE(isUnknownDim(dim2("k")));
+  EXPECT_EQ(shapeOf(m, "k"), "[B, 2, ?, 4]");
+}
+
 /// A decoder step cuts its causal mask from a [16, 16] buffer by the past length P and the
 /// new tokens: rows [P, P + n), columns [0, P + n), bounds computed at run time. `gather`
 /// is how the position ids reach the embedding (or nothing), `n` the new tokens' count.
