@@ -33,16 +33,18 @@ bool lacksDims(const Graph& g, ValueId v) {
   return shape && std::any_of(shape->dim().begin(), shape->dim().end(), isUnknownDim);
 }
 
-/// An older node reading a shaped new value whose own outputs have no shape: the
-/// inference before the rewrite could not see through what the rewrite replaced (a
-/// Reshape to a computed shape, say), another round can.
+/// An older node reading a shaped new value whose own outputs have no shape (or lack dims
+/// the new value, fully sized, may give): the inference before the rewrite could not see through
+/// what the rewrite replaced (a Reshape to a computed shape, a causal cut of unknown length),
+/// another round can.
 bool readerLacksShape(const Graph& g, ValueId v) {
   if (!valueShape(g, v)) return false;
+  const bool sized = !lacksDims(g, v);
   for (const Use& use : g.value(v).uses()) {
     const Node& reader = g.node(use.node);
     if (use.input == kSubgraphUse || !reader.createdBy().empty()) continue;
     for (ValueId out : reader.outputs())
-      if (out != kNoId && !valueShape(g, out)) return true;
+      if (out != kNoId && (!valueShape(g, out) || (sized && lacksDims(g, out)))) return true;
   }
   return false;
 }
