@@ -679,7 +679,8 @@ bool keepsAKeyPerRow(const MatchContext& ctx, ValueId c) {
 
 /// exact_fill(fill, s, m): exact_masking(fill, s), or m = Where(c, s, fill) (optionally
 /// plus a mask, which exact_masking checks apart) with c a causal buffer sliced from column
-/// 0 (GPT-2's eager mask): no query row is masked whole by it.
+/// 0 (GPT-2's eager mask), or m = Where(Equal(c, 0), fill, s) of such a c (nanoGPT's
+/// masked_fill): no query row is masked whole by it.
 bool exactFill(const MatchContext& ctx, ValueArgs args) {
   if (exactMasking(ctx, args)) return true;
   const Graph& g = ctx.graph;
@@ -688,10 +689,19 @@ bool exactFill(const MatchContext& ctx, ValueArgs args) {
   if (n && n->live() && n->domain().empty() && n->opType() == "Add")
     for (ValueId in : {n->input(0), n->input(1)})
       if (const Node* w = producerOp(g, in, "Where"); w && w->input(1) == s) n = w;
-  if (!n || !n->live() || !n->domain().empty() || n->opType() != "Where" || n->input(1) != s ||
-      n->input(2) != fill)
-    return false;
-  return keepsAKeyPerRow(ctx, n->input(0));
+  if (!n || !n->live() || !n->domain().empty() || n->opType() != "Where") return false;
+  if (n->input(1) == s && n->input(2) == fill) return keepsAKeyPerRow(ctx, n->input(0));
+  // masked_fill (nanoGPT): Where(Equal(c, 0), fill, s), c the causal cut, kept where nonzero.
+  if (n->input(1) != fill || n->input(2) != s) return false;
+  const Node* equal = producerOp(g, n->input(0), "Equal");
+  if (!equal) return false;
+  for (int side = 0; side < 2; ++side) {
+    std::vector<double> zero;
+    if (readConstantDoubles(ctx.model, g, equal->input(1 - side), zero, 1) && zero.size() == 1 &&
+        zero[0] == 0)
+      return keepsAKeyPerRow(ctx, equal->input(side));
+  }
+  return false;
 }
 
 /// swaps_last_two_through_3d(y, x, r): y = Reshape(Transpose(r, [0, 2, 1])) with
@@ -964,8 +974,9 @@ NativeFamily attentionNatives() {
        "exact_masking(fill, s), or fill masks a slice (from column 0) of a causal buffer "
        "tril: every query row keeps a key"},
       {"exact_fill", 3, &exactFill,
-       "exact_masking(fill, s), or the masked scores m are Where(c, s, fill) (+ a mask) with "
-       "c a causal buffer sliced from key 0: every query row keeps a key"},
+       "exact_masking(fill, s), or the masked scores m are Where(c, s, fill) (+ a mask) or "
+       "Where(Equal(c, 0), fill, s) with c a causal buffer sliced from key 0: every query "
+       "row keeps a key"},
       {"finite_scores", 1, &finiteScores,
        "x (float or double) holds no infinity or NaN by construction: computed from "
        "activations (MatMul and its kind, taken to stay below 1e15) and finite constants "

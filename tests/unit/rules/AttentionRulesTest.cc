@@ -554,13 +554,10 @@ void expectNoAttention(const onnx::ModelProto& before) {
     EXPECT_EQ(op.find("Attention"), std::string::npos) << op;
 }
 
-TEST(MultiHeadAttentionRule, DoesNotFuseFloat16CausalWhereOfAnotherBuffer) {
-  // The buffer's transpose (triu) is no causal buffer: nothing proves a row keeps a key.
-  onnx::ModelProto before = halfModel(spec([](AttentionSpec& s) {
-    s.projection = AttentionSpec::Projection::kSplit;
-    s.mask = Mask::kCausal;
-  }));
-  for (auto& t : *before.mutable_graph()->mutable_initializer()) {
+/// The model's [1, 1, 16, 16] tril buffer (float16 or bool, in int32_data) transposed: a
+/// triu, which is no causal buffer, so nothing proves a query row keeps a key.
+onnx::ModelProto withTriu(onnx::ModelProto m) {
+  for (auto& t : *m.mutable_graph()->mutable_initializer()) {
     if (t.name() != "tril") continue;
     for (int i = 0; i < 16; ++i)
       for (int j = 0; j < i; ++j) {
@@ -569,7 +566,14 @@ TEST(MultiHeadAttentionRule, DoesNotFuseFloat16CausalWhereOfAnotherBuffer) {
         t.set_int32_data(j * 16 + i, below);
       }
   }
-  expectNoAttention(before);
+  return m;
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseFloat16CausalWhereOfAnotherBuffer) {
+  expectNoAttention(withTriu(halfModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausal;
+  }))));
 }
 
 TEST(MultiHeadAttentionRule, DoesNotFuseFloat16CausalSliceWithAPaddingMask) {
@@ -580,8 +584,21 @@ TEST(MultiHeadAttentionRule, DoesNotFuseFloat16CausalSliceWithAPaddingMask) {
   })));
 }
 
-TEST(MultiHeadAttentionRule, DoesNotFuseFloat16MaskedFillOfFloat16Lowest) {
-  expectNoAttention(halfModel(spec([](AttentionSpec& s) { s.mask = Mask::kMaskedFill; })));
+TEST(PackedAttentionRule, FusesFloat16NanoGptMaskedFillOfFloat16Lowest) {
+  // masked_fill(tril[:, :, :T, :T] == 0, finfo(float16).min): every row keeps key 0.
+  const onnx::ModelProto before =
+      halfModel(spec([](AttentionSpec& s) { s.mask = Mask::kMaskedFill; }));
+  onnx::ModelProto after = before;
+  rewrite(after, testing::shippedRules());
+  EXPECT_EQ(testing::opTypes(after).back(), "com.microsoft::Attention");
+  const testing::OracleVerdict verdict =
+      testing::compareInOrt(before, after, {"B=2", "S=5"}, "--atol 4e-3 --runs 3");
+  EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
+TEST(PackedAttentionRule, DoesNotFuseFloat16MaskedFillOfAnotherBuffer) {
+  expectNoAttention(
+      withTriu(halfModel(spec([](AttentionSpec& s) { s.mask = Mask::kMaskedFill; }))));
 }
 
 TEST(PackedAttentionRule, DoesNotFuseFloat16UnderAMaskInput) {
