@@ -71,35 +71,35 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// cos_cache
-  /// (rules/rotary.yaml: rotary_embedding 131:48, rotary_embedding_interleaved 203:30,
-  /// rotary_embedding_interleaved_bsnh 219:30)
+  /// (rules/rotary.yaml: rotary_embedding 131:48, rotary_embedding_interleaved 205:30,
+  /// rotary_embedding_interleaved_bsnh 221:30)
   bool matchCosCache(ValueId v, gen::Next k) {
     if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
     return bind(Ids::kCosCache, v) && k();
   }
 
   /// pos
-  /// (rules/rotary.yaml: rotary_embedding 131:60, rotary_embedding_computed 170:66,
-  /// rotary_embedding_interleaved 203:41, rotary_embedding_interleaved_bsnh 219:41,
-  /// rotary_embedding_partial 42:45 (in rotary_op at rules/rotary.yaml:246:26),
-  /// rotary_embedding_partial_bsnh 42:45 (in rotary_op at rules/rotary.yaml:268:27))
+  /// (rules/rotary.yaml: rotary_embedding 131:60, rotary_embedding_computed 171:77,
+  /// rotary_embedding_interleaved 205:41, rotary_embedding_interleaved_bsnh 221:41,
+  /// rotary_embedding_partial 42:45 (in rotary_op at rules/rotary.yaml:248:26),
+  /// rotary_embedding_partial_bsnh 42:45 (in rotary_op at rules/rotary.yaml:270:27))
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// sin_cache
-  /// (rules/rotary.yaml: rotary_embedding 132:48, rotary_embedding_interleaved 204:30,
-  /// rotary_embedding_interleaved_bsnh 220:30)
+  /// (rules/rotary.yaml: rotary_embedding 132:48, rotary_embedding_interleaved 206:30,
+  /// rotary_embedding_interleaved_bsnh 222:30)
   bool matchSinCache(ValueId v, gen::Next k) {
     if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
     return bind(Ids::kSinCache, v) && k();
   }
 
   /// x
-  /// (rules/rotary.yaml: rotary_embedding 135:21, rotary_embedding_computed 176:21,
-  /// rotary_embedding_interleaved 205:21, rotary_embedding_interleaved_bsnh 221:21,
-  /// rotary_embedding_partial 243:38, rotary_embedding_partial_bsnh 267:38)
+  /// (rules/rotary.yaml: rotary_embedding 135:21, rotary_embedding_computed 178:21,
+  /// rotary_embedding_interleaved 207:21, rotary_embedding_interleaved_bsnh 223:21,
+  /// rotary_embedding_partial 245:38, rotary_embedding_partial_bsnh 269:38)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -107,16 +107,32 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding 107:26 (in cache_rows at rules/rotary.yaml:131:37),
-  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:205:34),
-  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:221:34))
+  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:207:34),
+  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:223:34))
   bool matchConstant20(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
     return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
   }
 
+  /// 2
+  /// (rules/rotary.yaml: rotary_embedding 108:49 (in cache_rows at rules/rotary.yaml:131:37),
+  /// rotary_embedding_computed 50:49 (in rotate_half at rules/rotary.yaml:178:34))
+  bool matchConstant32(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant32)) return same(Ids::kConstant32, v) && k();
+    return bind(Ids::kConstant32, v) && constant(Ids::kConstant32, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding 107:66 (in cache_rows at rules/rotary.yaml:132:37),
+  /// rotary_embedding_computed 51:49 (in rotate_half at rules/rotary.yaml:178:34))
+  bool matchConstant40(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant40)) return same(Ids::kConstant40, v) && k();
+    return bind(Ids::kConstant40, v) && constant(Ids::kConstant40, v) && k();
+  }
+
   /// rotate_half.1.i1
   /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:176:34))
+  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1I1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I1)) return same(Ids::kRotateHalf1I1, v) && k();
     return bind(Ids::kRotateHalf1I1, v) && k();
@@ -124,7 +140,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.c1
   /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:176:34))
+  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1C1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C1)) return same(Ids::kRotateHalf1C1, v) && k();
     return bind(Ids::kRotateHalf1C1, v) && k();
@@ -132,7 +148,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.i2
   /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:176:34))
+  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1I2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I2)) return same(Ids::kRotateHalf1I2, v) && k();
     return bind(Ids::kRotateHalf1I2, v) && k();
@@ -140,7 +156,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.c2
   /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:176:34))
+  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1C2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C2)) return same(Ids::kRotateHalf1C2, v) && k();
     return bind(Ids::kRotateHalf1C2, v) && k();
@@ -148,7 +164,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.a1
   /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:176:34))
+  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A1)) return same(Ids::kRotateHalf1A1, v) && k();
     return bind(Ids::kRotateHalf1A1, v) && k();
@@ -156,7 +172,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.e2
   /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:176:34))
+  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1E2)) return same(Ids::kRotateHalf1E2, v) && k();
     return bind(Ids::kRotateHalf1E2, v) && k();
@@ -164,7 +180,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.a2
   /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:176:34))
+  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A2)) return same(Ids::kRotateHalf1A2, v) && k();
     return bind(Ids::kRotateHalf1A2, v) && k();
@@ -172,7 +188,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.p1 = Split(x, axis=-1)
   /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:176:34))
+  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1P1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P1)) return same(Ids::kRotateHalf1P1, v) && k();
     if (!bind(Ids::kRotateHalf1P1, v)) return false;
@@ -183,32 +199,22 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.p2
   /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:176:34))
+  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1P2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P2)) return same(Ids::kRotateHalf1P2, v) && k();
     return bind(Ids::kRotateHalf1P2, v) && k();
   }
 
   /// _
-  /// (rules/rotary.yaml: rotary_embedding_computed 170:47, rotary_embedding_partial_bsnh 269:31)
+  /// (rules/rotary.yaml: rotary_embedding_computed 171:47, rotary_embedding_partial_bsnh 271:31)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
-  /// 2
-  /// (rules/rotary.yaml: rotary_embedding_computed 50:49 (in rotate_half at
-  /// rules/rotary.yaml:176:34), rotary_embedding_interleaved 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
-  bool matchConstant31(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant31)) return same(Ids::kConstant31, v) && k();
-    return bind(Ids::kConstant31, v) && constant(Ids::kConstant31, v) && k();
-  }
-
   /// Gather(cos_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 203:23, rotary_embedding_interleaved_bsnh
-  /// 219:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:23, rotary_embedding_interleaved_bsnh
+  /// 221:23)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(Ids::kGather2)) return same(Ids::kGather2, v) && k();
     if (!bind(Ids::kGather2, v)) return false;
@@ -218,8 +224,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 203:13, rotary_embedding_interleaved_bsnh
-  /// 219:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:13, rotary_embedding_interleaved_bsnh
+  /// 221:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
     if (!bind(Ids::kCos, v)) return false;
@@ -229,8 +235,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(sin_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 204:23, rotary_embedding_interleaved_bsnh
-  /// 220:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 206:23, rotary_embedding_interleaved_bsnh
+  /// 222:23)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(Ids::kGather5)) return same(Ids::kGather5, v) && k();
     if (!bind(Ids::kGather5, v)) return false;
@@ -240,8 +246,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 204:13, rotary_embedding_interleaved_bsnh
-  /// 220:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 206:13, rotary_embedding_interleaved_bsnh
+  /// 222:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
     if (!bind(Ids::kSin, v)) return false;
@@ -251,8 +257,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(x, cos)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:17, rotary_embedding_interleaved_bsnh
-  /// 221:17)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 207:17, rotary_embedding_interleaved_bsnh
+  /// 223:17)
   bool matchMul8(ValueId v, gen::Next k) {
     if (seen(Ids::kMul8)) return same(Ids::kMul8, v) && k();
     if (!bind(Ids::kMul8, v)) return false;
@@ -268,8 +274,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.rot = Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1Rot(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Rot)) return same(Ids::kRotatePairs1Rot, v) && k();
     if (!bind(Ids::kRotatePairs1Rot, v)) return false;
@@ -279,8 +285,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(rotate_pairs.1.rot, sin)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:30, rotary_embedding_interleaved_bsnh
-  /// 221:30)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 207:30, rotary_embedding_interleaved_bsnh
+  /// 223:30)
   bool matchMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMul10)) return same(Ids::kMul10, v) && k();
     if (!bind(Ids::kMul10, v)) return false;
@@ -295,8 +301,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:13, rotary_embedding_interleaved_bsnh
-  /// 221:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 207:13, rotary_embedding_interleaved_bsnh
+  /// 223:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -312,8 +318,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchConstant12(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
     return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
@@ -321,8 +327,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1E1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E1)) return same(Ids::kRotatePairs1E1, v) && k();
     return bind(Ids::kRotatePairs1E1, v) && k();
@@ -330,8 +336,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A1)) return same(Ids::kRotatePairs1A1, v) && k();
     return bind(Ids::kRotatePairs1A1, v) && k();
@@ -339,8 +345,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchConstant15(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
     return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
@@ -348,8 +354,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x1 = Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1X1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X1)) return same(Ids::kRotatePairs1X1, v) && k();
     if (!bind(Ids::kRotatePairs1X1, v)) return false;
@@ -368,8 +374,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchConstant17(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant17)) return same(Ids::kConstant17, v) && k();
     return bind(Ids::kConstant17, v) && constant(Ids::kConstant17, v) && k();
@@ -377,8 +383,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E2)) return same(Ids::kRotatePairs1E2, v) && k();
     return bind(Ids::kRotatePairs1E2, v) && k();
@@ -386,8 +392,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A2)) return same(Ids::kRotatePairs1A2, v) && k();
     return bind(Ids::kRotatePairs1A2, v) && k();
@@ -395,8 +401,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x2 = Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1X2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X2)) return same(Ids::kRotatePairs1X2, v) && k();
     if (!bind(Ids::kRotatePairs1X2, v)) return false;
@@ -415,8 +421,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Neg(rotate_pairs.1.x2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
     if (!bind(Ids::kNeg, v)) return false;
@@ -427,8 +433,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchUnsqueeze23(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze23)) return same(Ids::kUnsqueeze23, v) && k();
     if (!bind(Ids::kUnsqueeze23, v)) return false;
@@ -439,8 +445,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchUnsqueeze24(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze24)) return same(Ids::kUnsqueeze24, v) && k();
     if (!bind(Ids::kUnsqueeze24, v)) return false;
@@ -452,8 +458,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.st = Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]),
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1St(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1St)) return same(Ids::kRotatePairs1St, v) && k();
     if (!bind(Ids::kRotatePairs1St, v)) return false;
@@ -464,8 +470,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchShape26(ValueId v, gen::Next k) {
     if (seen(Ids::kShape26)) return same(Ids::kShape26, v) && k();
     if (!bind(Ids::kShape26, v)) return false;
@@ -476,8 +482,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(Ids::kSlice)) return same(Ids::kSlice, v) && k();
     if (!bind(Ids::kSlice, v)) return false;
@@ -488,8 +494,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchConstant28(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
     return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
@@ -497,8 +503,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchConcat29(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat29)) return same(Ids::kConcat29, v) && k();
     if (!bind(Ids::kConcat29, v)) return false;
@@ -509,8 +515,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st, start=0, end=3)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchShape30(ValueId v, gen::Next k) {
     if (seen(Ids::kShape30)) return same(Ids::kShape30, v) && k();
     if (!bind(Ids::kShape30, v)) return false;
@@ -519,10 +525,19 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return matchRotatePairs1St(input(n, 0), k);
   }
 
+  /// -1
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
+  bool matchConstant31(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant31)) return same(Ids::kConstant31, v) && k();
+    return bind(Ids::kConstant31, v) && constant(Ids::kConstant31, v) && k();
+  }
+
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchConcat32(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat32)) return same(Ids::kConcat32, v) && k();
     if (!bind(Ids::kConcat32, v)) return false;
@@ -533,8 +548,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1Fc(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fc)) return same(Ids::kRotatePairs1Fc, v) && k();
     return bind(Ids::kRotatePairs1Fc, v) && k();
@@ -543,8 +558,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:221:34))
+  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
+  /// rules/rotary.yaml:223:34))
   bool matchRotatePairs1Fs(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fs)) return same(Ids::kRotatePairs1Fs, v) && k();
     if (!bind(Ids::kRotatePairs1Fs, v)) return false;
@@ -560,8 +575,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_partial 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:267:23))
+  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
+  /// rules/rotary.yaml:269:23))
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
     return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
@@ -569,8 +584,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d
   /// (rules/rotary.yaml: rotary_embedding_partial 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:267:23))
+  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
+  /// rules/rotary.yaml:269:23))
   bool matchD(ValueId v, gen::Next k) {
     if (seen(Ids::kD)) return same(Ids::kD, v) && k();
     return bind(Ids::kD, v) && k();
@@ -578,8 +593,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a1
   /// (rules/rotary.yaml: rotary_embedding_partial 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:267:23))
+  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
+  /// rules/rotary.yaml:269:23))
   bool matchFirstAndRest1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A1)) return same(Ids::kFirstAndRest1A1, v) && k();
     return bind(Ids::kFirstAndRest1A1, v) && k();
@@ -587,8 +602,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:267:23))
+  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
+  /// rules/rotary.yaml:269:23))
   bool matchD2(ValueId v, gen::Next k) {
     if (seen(Ids::kD2)) return same(Ids::kD2, v) && k();
     return bind(Ids::kD2, v) && k();
@@ -596,8 +611,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.e2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:267:23))
+  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
+  /// rules/rotary.yaml:269:23))
   bool matchFirstAndRest1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1E2)) return same(Ids::kFirstAndRest1E2, v) && k();
     return bind(Ids::kFirstAndRest1E2, v) && k();
@@ -605,8 +620,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:267:23))
+  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
+  /// rules/rotary.yaml:269:23))
   bool matchFirstAndRest1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A2)) return same(Ids::kFirstAndRest1A2, v) && k();
     return bind(Ids::kFirstAndRest1A2, v) && k();
@@ -1123,9 +1138,10 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file):
-  // matchCosCache, matchPos, matchSinCache, matchX, matchConstant20, matchRotateHalf1I1,
-  // matchRotateHalf1C1, matchRotateHalf1I2, matchRotateHalf1C2, matchRotateHalf1A1,
-  // matchRotateHalf1E2, matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
+  // matchCosCache, matchPos, matchSinCache, matchX, matchConstant20, matchConstant32,
+  // matchConstant40, matchRotateHalf1I1, matchRotateHalf1C1, matchRotateHalf1I2,
+  // matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2, matchRotateHalf1A2,
+  // matchRotateHalf1P1, matchRotateHalf1P2.
 
   /// cache_rows.1.c = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
   /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:107:35 (in cache_rows
@@ -1438,12 +1454,6 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return bind(kAny31, v) && k();
   }
 
-  /// 2  (rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:131:37))
-  bool matchConstant32(ValueId v, gen::Next k) {
-    if (seen(kConstant32)) return same(kConstant32, v) && k();
-    return bind(kConstant32, v) && constant(kConstant32, v) && k();
-  }
-
   /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:108:30 (in cache_rows at
   /// rules/rotary.yaml:131:37))
   bool matchSlice33(ValueId v, gen::Next k) {
@@ -1519,12 +1529,6 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     undo(m);
     // absent: Slice stands for its input
     return matchSinCache(v, k);
-  }
-
-  /// 0  (rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:132:37))
-  bool matchConstant40(ValueId v, gen::Next k) {
-    if (seen(kConstant40)) return same(kConstant40, v) && k();
-    return bind(kConstant40, v) && constant(kConstant40, v) && k();
   }
 
   /// _  (rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:132:37))
@@ -2156,7 +2160,7 @@ class RotaryEmbeddingRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:166
+// Generated from: rules/rotary.yaml:167
 // rotary_embedding_computed (priority 95): HF rotate-half RoPE with cos/sin computed from inv_freq and position_ids; needs --max-positions.
 //===----------------------------------------------------------------------===//
 
@@ -2164,8 +2168,8 @@ class RotaryEmbeddingRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingComputed() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_computed",
-    "rules/rotary.yaml:166:5",
-    27,  // root expr
+    "rules/rotary.yaml:167:5",
+    28,  // root expr
     // slots
     {"inv_freq", "pos", "fr", "emb", "one_c", "ct", "one_s", "st", "cos", "sin", "x",
      "rotate_half.1.rot", "y", "rotate_half.1.i1", "rotate_half.1.c1", "rotate_half.1.h1",
@@ -2177,203 +2181,205 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     // exprs
     {
       // 0: inv_freq
-      {"inv_freq", "rules/rotary.yaml:170:37", 0},
+      {"inv_freq", "rules/rotary.yaml:171:37", 0},
       // 1: _
-      {"_", "rules/rotary.yaml:170:47"},
+      {"_", "rules/rotary.yaml:171:47"},
       // 2: Expand(inv_freq, _)
-      {"Expand", "rules/rotary.yaml:170:30", gen::kNoSlot, 2},
-      // 3: pos
-      {"pos", "rules/rotary.yaml:170:66", 1},
-      // 4: Unsqueeze(pos, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:170:56", gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:170:71", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
-      // 5: Cast(Unsqueeze(pos, axes=[1]), to=1)
-      {"Cast", "rules/rotary.yaml:170:51", gen::kNoSlot, 1,
-       {{"to", "rules/rotary.yaml:170:75", Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 6: MatMul(Expand(inv_freq, _), Cast(Unsqueeze(pos, axes=[1]), to=1))
-      {"MatMul", "rules/rotary.yaml:170:23", gen::kNoSlot, 2},
-      // 7: Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      {"Transpose", "rules/rotary.yaml:170:13", 2, 1,
-       {{"perm", "rules/rotary.yaml:170:83", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
-      // 8: Concat(fr, fr, axis=-1)
-      {"Concat", "rules/rotary.yaml:171:13", 3, 2,
-       {{"axis", "rules/rotary.yaml:171:28", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
-      // 9: Cos(emb)
-      {"Cos", "rules/rotary.yaml:172:23", gen::kNoSlot, 1},
-      // 10: one_c
-      {"one_c", "rules/rotary.yaml:172:33", 4},
-      // 11: Mul(Cos(emb), one_c)
-      {"Mul", "rules/rotary.yaml:172:19", gen::kNoSlot, 2},
-      // 12: Cos(emb)
-      {"Cos", "rules/rotary.yaml:172:42", gen::kNoSlot, 1},
-      // 13: Mul(Cos(emb), one_c) | Cos(emb)
-      {"alternatives", "rules/rotary.yaml:172:40"},
-      // 14: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
-      {"Cast", "rules/rotary.yaml:172:13", 5, 1,
-       {{"to", "rules/rotary.yaml:172:52", Attr::kOneOf,
+      {"Expand", "rules/rotary.yaml:171:30", gen::kNoSlot, 2},
+      // 3: Expand(inv_freq, _) | inv_freq
+      {"alternatives", "rules/rotary.yaml:171:50"},
+      // 4: pos
+      {"pos", "rules/rotary.yaml:171:77", 1},
+      // 5: Unsqueeze(pos, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:171:67", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:171:82", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 6: Cast(Unsqueeze(pos, axes=[1]), to=1)
+      {"Cast", "rules/rotary.yaml:171:62", gen::kNoSlot, 1,
+       {{"to", "rules/rotary.yaml:171:86", Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 7: MatMul((Expand(inv_freq, _) | inv_freq), Cast(Unsqueeze(pos, axes=[1]), to=1))
+      {"MatMul", "rules/rotary.yaml:171:23", gen::kNoSlot, 2},
+      // 8: Transpose(MatMul((Expand(...) | inv_freq), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+      {"Transpose", "rules/rotary.yaml:171:13", 2, 1,
+       {{"perm", "rules/rotary.yaml:172:23", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      // 9: Concat(fr, fr, axis=-1)
+      {"Concat", "rules/rotary.yaml:173:13", 3, 2,
+       {{"axis", "rules/rotary.yaml:173:28", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      // 10: Cos(emb)
+      {"Cos", "rules/rotary.yaml:174:23", gen::kNoSlot, 1},
+      // 11: one_c
+      {"one_c", "rules/rotary.yaml:174:33", 4},
+      // 12: Mul(Cos(emb), one_c)
+      {"Mul", "rules/rotary.yaml:174:19", gen::kNoSlot, 2},
+      // 13: Cos(emb)
+      {"Cos", "rules/rotary.yaml:174:42", gen::kNoSlot, 1},
+      // 14: Mul(Cos(emb), one_c) | Cos(emb)
+      {"alternatives", "rules/rotary.yaml:174:40"},
+      // 15: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
+      {"Cast", "rules/rotary.yaml:174:13", 5, 1,
+       {{"to", "rules/rotary.yaml:174:52", Attr::kOneOf,
          {gen::intLiteral(1), gen::intLiteral(10)}}}},
-      // 15: Sin(emb)
-      {"Sin", "rules/rotary.yaml:173:23", gen::kNoSlot, 1},
-      // 16: one_s
-      {"one_s", "rules/rotary.yaml:173:33", 6},
-      // 17: Mul(Sin(emb), one_s)
-      {"Mul", "rules/rotary.yaml:173:19", gen::kNoSlot, 2},
-      // 18: Sin(emb)
-      {"Sin", "rules/rotary.yaml:173:42", gen::kNoSlot, 1},
-      // 19: Mul(Sin(emb), one_s) | Sin(emb)
-      {"alternatives", "rules/rotary.yaml:173:40"},
-      // 20: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
-      {"Cast", "rules/rotary.yaml:173:13", 7, 1,
-       {{"to", "rules/rotary.yaml:173:52", Attr::kOneOf,
+      // 16: Sin(emb)
+      {"Sin", "rules/rotary.yaml:175:23", gen::kNoSlot, 1},
+      // 17: one_s
+      {"one_s", "rules/rotary.yaml:175:33", 6},
+      // 18: Mul(Sin(emb), one_s)
+      {"Mul", "rules/rotary.yaml:175:19", gen::kNoSlot, 2},
+      // 19: Sin(emb)
+      {"Sin", "rules/rotary.yaml:175:42", gen::kNoSlot, 1},
+      // 20: Mul(Sin(emb), one_s) | Sin(emb)
+      {"alternatives", "rules/rotary.yaml:175:40"},
+      // 21: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+      {"Cast", "rules/rotary.yaml:175:13", 7, 1,
+       {{"to", "rules/rotary.yaml:175:52", Attr::kOneOf,
          {gen::intLiteral(1), gen::intLiteral(10)}}}},
-      // 21: Unsqueeze(ct, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:174:13", 8, 1,
-       {{"axes", "rules/rotary.yaml:174:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
-      // 22: Unsqueeze(st, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:175:13", 9, 1,
-       {{"axes", "rules/rotary.yaml:175:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
-      // 23: x
-      {"x", "rules/rotary.yaml:176:21", 10},
-      // 24: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:176:17", gen::kNoSlot, 2},
-      // 25: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
-      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:176:34)", 11, 2,
-       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 22: Unsqueeze(ct, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:176:13", 8, 1,
+       {{"axes", "rules/rotary.yaml:176:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 23: Unsqueeze(st, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:177:13", 9, 1,
+       {{"axes", "rules/rotary.yaml:177:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 24: x
+      {"x", "rules/rotary.yaml:178:21", 10},
+      // 25: Mul(x, cos)
+      {"Mul", "rules/rotary.yaml:178:17", gen::kNoSlot, 2},
+      // 26: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:178:34)", 11, 2,
+       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:178:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
-      // 26: Mul(rotate_half.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:176:30", gen::kNoSlot, 2},
-      // 27: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      {"Add", "rules/rotary.yaml:176:13", 12, 2},
-      // 28: Shape(x)
-      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 27: Mul(rotate_half.1.rot, sin)
+      {"Mul", "rules/rotary.yaml:178:30", gen::kNoSlot, 2},
+      // 28: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
+      {"Add", "rules/rotary.yaml:178:13", 12, 2},
+      // 29: Shape(x)
+      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:178:34)",
        gen::kNoSlot, 1},
-      // 29: rotate_half.1.i1
-      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 30: rotate_half.1.i1
+      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:178:34)",
        13},
-      // 30: Gather(Shape(x), rotate_half.1.i1)
-      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 31: Gather(Shape(x), rotate_half.1.i1)
+      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:178:34)",
        gen::kNoSlot, 2},
-      // 31: 2
-      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 32: 2
+      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:178:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
-      // 32: Div(Gather(Shape(x), rotate_half.1.i1), 2)
-      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:176:34)", gen::kNoSlot,
+      // 33: Div(Gather(Shape(x), rotate_half.1.i1), 2)
+      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:178:34)", gen::kNoSlot,
        2},
-      // 33: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 34: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
+      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:178:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:176:34)",
+       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:178:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
-      // 34: rotate_half.1.c1
-      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 35: rotate_half.1.c1
+      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:178:34)",
        14},
-      // 35: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 36: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:178:34)",
        15},
-      // 36: Shape(x)
-      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 37: Shape(x)
+      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:178:34)",
        gen::kNoSlot, 1},
-      // 37: rotate_half.1.i2
-      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 38: rotate_half.1.i2
+      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:178:34)",
        16},
-      // 38: Gather(Shape(x), rotate_half.1.i2)
-      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 39: Gather(Shape(x), rotate_half.1.i2)
+      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:178:34)",
        gen::kNoSlot, 2},
-      // 39: 2
-      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 40: 2
+      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:178:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
-      // 40: Div(Gather(Shape(x), rotate_half.1.i2), 2)
-      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:176:34)", gen::kNoSlot,
+      // 41: Div(Gather(Shape(x), rotate_half.1.i2), 2)
+      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:178:34)", gen::kNoSlot,
        2},
-      // 41: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 42: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
+      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:178:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:176:34)",
+       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:178:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
-      // 42: rotate_half.1.c2
-      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 43: rotate_half.1.c2
+      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:178:34)",
        17},
-      // 43: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 44: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:178:34)",
        18},
-      // 44: 0
-      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 45: 0
+      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:178:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
-      // 45: rotate_half.1.a1
-      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 46: rotate_half.1.a1
+      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:178:34)",
        19},
-      // 46: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
-      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:176:34)", 20, 4},
-      // 47: rotate_half.1.e2
-      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 47: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
+      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:178:34)", 20, 4},
+      // 48: rotate_half.1.e2
+      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:178:34)",
        21},
-      // 48: rotate_half.1.a2
-      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 49: rotate_half.1.a2
+      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:178:34)",
        22},
-      // 49: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:176:34)", 23, 4},
-      // 50: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:176:34)", 24, 1,
-       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 50: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:178:34)", 23, 4},
+      // 51: Split(x, axis=-1)
+      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:178:34)", 24, 1,
+       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:178:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 25, "rotate_half.1.p2"}}},
-      // 51: rotate_half.1.p2
-      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:176:34)",
+      // 52: rotate_half.1.p2
+      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:178:34)",
        25},
-      // 52: rotate_half.1.s1 | rotate_half.1.p1
-      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:176:34)",
-       26, 0, {}, {}, 1e-06, 0, {}, false, {}, {53}},
-      // 53: rotate_half.1.s2 | rotate_half.1.p2
-      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:176:34)",
-       27, 0, {}, {}, 1e-06, 0, {}, false, {}, {52}},
-      // 54: Neg(rotate_half.1.x2)
-      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:176:34)", gen::kNoSlot,
+      // 53: rotate_half.1.s1 | rotate_half.1.p1
+      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:178:34)",
+       26, 0, {}, {}, 1e-06, 0, {}, false, {}, {54}},
+      // 54: rotate_half.1.s2 | rotate_half.1.p2
+      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:178:34)",
+       27, 0, {}, {}, 1e-06, 0, {}, false, {}, {53}},
+      // 55: Neg(rotate_half.1.x2)
+      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:178:34)", gen::kNoSlot,
        1},
     },
     // constraints
-    {{Check::kNative, "rules/rotary.yaml:178:19", "pos", gen::kNoSlot, {"pos"}, {1},
+    {{Check::kNative, "rules/rotary.yaml:180:19", "pos", gen::kNoSlot, {"pos"}, {1},
       "max_positions_known", gen::nativePredicate("max_positions_known")},
-     {Check::kShape, "rules/rotary.yaml:178:55", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:180:55", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:178:70", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:180:70", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kShape, "rules/rotary.yaml:179:19", "x", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:181:19", "x", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:180:19", "inv_freq", gen::kNoSlot, {"inv_freq", "x"},
+     {Check::kNative, "rules/rotary.yaml:182:19", "inv_freq", gen::kNoSlot, {"inv_freq", "x"},
       {0, 10}, "rotary_inv_freq", gen::nativePredicate("rotary_inv_freq")},
-     {Check::kConstantEquals, "rules/rotary.yaml:181:19", "one_c", 4, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/rotary.yaml:183:19", "one_c", 4, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0)},
-     {Check::kConstantEquals, "rules/rotary.yaml:182:19", "one_s", 6, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/rotary.yaml:184:19", "one_s", 6, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0)},
-     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {14, 10}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 11},
-     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {17, 10}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 11},
-     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {13, 10}, "last_axis",
       gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {16, 10}, "last_axis",
       gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {19, 10}, "last_axis",
       gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {22, 10}, "last_axis",
       gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {21, 10}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 11},
-     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {20}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 11},
-     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {23}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 11},
-     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:176:34)",
+     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:178:34)",
       "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {24, 10}, "split_halves",
       gen::nativePredicate("split_halves"), 11}},
     // rewrite variants
@@ -2388,58 +2394,59 @@ struct RotaryEmbeddingComputedIds {
     kInvFreq = 0,
     kAny = 1,
     kExpand = 2,
-    kPos = 3,
-    kUnsqueeze4 = 4,
-    kCast = 5,
-    kMatMul = 6,
-    kFr = 7,
-    kEmb = 8,
-    kCos9 = 9,
-    kOneC = 10,
-    kMul11 = 11,
-    kCos12 = 12,
-    kAnyOf13 = 13,
-    kCt = 14,
-    kSin15 = 15,
-    kOneS = 16,
-    kMul17 = 17,
-    kSin18 = 18,
-    kAnyOf19 = 19,
-    kSt = 20,
-    kCos21 = 21,
-    kSin22 = 22,
-    kX = 23,
-    kMul24 = 24,
-    kRotateHalf1Rot = 25,
-    kMul26 = 26,
-    kY = 27,
-    kShape28 = 28,
-    kRotateHalf1I1 = 29,
-    kGather30 = 30,
-    kConstant31 = 31,
-    kDiv32 = 32,
-    kUnsqueeze33 = 33,
-    kRotateHalf1C1 = 34,
-    kRotateHalf1H1 = 35,
-    kShape36 = 36,
-    kRotateHalf1I2 = 37,
-    kGather38 = 38,
-    kConstant39 = 39,
-    kDiv40 = 40,
-    kUnsqueeze41 = 41,
-    kRotateHalf1C2 = 42,
-    kRotateHalf1H2 = 43,
-    kConstant44 = 44,
-    kRotateHalf1A1 = 45,
-    kRotateHalf1S1 = 46,
-    kRotateHalf1E2 = 47,
-    kRotateHalf1A2 = 48,
-    kRotateHalf1S2 = 49,
-    kRotateHalf1P1 = 50,
-    kRotateHalf1P2 = 51,
-    kRotateHalf1X1 = 52,
-    kRotateHalf1X2 = 53,
-    kNeg = 54,
+    kAnyOf3 = 3,
+    kPos = 4,
+    kUnsqueeze5 = 5,
+    kCast = 6,
+    kMatMul = 7,
+    kFr = 8,
+    kEmb = 9,
+    kCos10 = 10,
+    kOneC = 11,
+    kMul12 = 12,
+    kCos13 = 13,
+    kAnyOf14 = 14,
+    kCt = 15,
+    kSin16 = 16,
+    kOneS = 17,
+    kMul18 = 18,
+    kSin19 = 19,
+    kAnyOf20 = 20,
+    kSt = 21,
+    kCos22 = 22,
+    kSin23 = 23,
+    kX = 24,
+    kMul25 = 25,
+    kRotateHalf1Rot = 26,
+    kMul27 = 27,
+    kY = 28,
+    kShape29 = 29,
+    kRotateHalf1I1 = 30,
+    kGather31 = 31,
+    kConstant32 = 32,
+    kDiv33 = 33,
+    kUnsqueeze34 = 34,
+    kRotateHalf1C1 = 35,
+    kRotateHalf1H1 = 36,
+    kShape37 = 37,
+    kRotateHalf1I2 = 38,
+    kGather39 = 39,
+    kConstant40 = 40,
+    kDiv41 = 41,
+    kUnsqueeze42 = 42,
+    kRotateHalf1C2 = 43,
+    kRotateHalf1H2 = 44,
+    kConstant45 = 45,
+    kRotateHalf1A1 = 46,
+    kRotateHalf1S1 = 47,
+    kRotateHalf1E2 = 48,
+    kRotateHalf1A2 = 49,
+    kRotateHalf1S2 = 50,
+    kRotateHalf1P1 = 51,
+    kRotateHalf1P2 = 52,
+    kRotateHalf1X1 = 53,
+    kRotateHalf1X2 = 54,
+    kNeg = 55,
   };
 };
 
@@ -2504,17 +2511,17 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file):
-  // matchAny, matchPos, matchX, matchRotateHalf1I1, matchConstant31, matchRotateHalf1C1,
-  // matchRotateHalf1I2, matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2,
-  // matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
+  // matchAny, matchPos, matchX, matchRotateHalf1I1, matchConstant32, matchRotateHalf1C1,
+  // matchRotateHalf1I2, matchConstant40, matchRotateHalf1C2, matchRotateHalf1A1,
+  // matchRotateHalf1E2, matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
 
-  /// inv_freq  (rules/rotary.yaml:170:37)
+  /// inv_freq  (rules/rotary.yaml:171:37)
   bool matchInvFreq(ValueId v, gen::Next k) {
     if (seen(kInvFreq)) return same(kInvFreq, v) && k();
     return bind(kInvFreq, v) && k();
   }
 
-  /// Expand(inv_freq, _)  (rules/rotary.yaml:170:30)
+  /// Expand(inv_freq, _)  (rules/rotary.yaml:171:30)
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
@@ -2523,35 +2530,48 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchInvFreq(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:170:56)
-  bool matchUnsqueeze4(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze4)) return same(kUnsqueeze4, v) && k();
-    if (!bind(kUnsqueeze4, v)) return false;
-    const NodeId n = node(kUnsqueeze4, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze4, n, v)) return false;
+  /// Expand(inv_freq, _) | inv_freq  (rules/rotary.yaml:171:50)
+  bool matchAnyOf3(ValueId v, gen::Next k) {
+    if (seen(kAnyOf3)) return same(kAnyOf3, v) && k();
+    if (!bind(kAnyOf3, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf3, 0) && matchExpand(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf3, 1) && matchInvFreq(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:171:67)
+  bool matchUnsqueeze5(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze5)) return same(kUnsqueeze5, v) && k();
+    if (!bind(kUnsqueeze5, v)) return false;
+    const NodeId n = node(kUnsqueeze5, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze5, n, v)) return false;
     return matchPos(input(n, 0), k);
   }
 
-  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:170:51)
+  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:171:62)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
     const NodeId n = node(kCast, v, op::kCast);
     if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchUnsqueeze4(input(n, 0), k);
+    return matchUnsqueeze5(input(n, 0), k);
   }
 
-  /// MatMul(Expand(inv_freq, _), Cast(Unsqueeze(pos, axes=[1]), to=1))  (rules/rotary.yaml:170:23)
+  /// MatMul((Expand(inv_freq, _) | inv_freq), Cast(Unsqueeze(pos, axes=[1]), to=1)) 
+  /// (rules/rotary.yaml:171:23)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
     const NodeId n = node(kMatMul, v, op::kMatMul);
     if (n == kNoId || !attrs(kMatMul, n, v)) return false;
-    return matchExpand(input(n, 0), [&] { return matchCast(input(n, 1), k); });
+    return matchAnyOf3(input(n, 0), [&] { return matchCast(input(n, 1), k); });
   }
 
-  /// fr = Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1]) 
-  /// (rules/rotary.yaml:170:13)
+  /// fr = Transpose(MatMul((Expand(...) | inv_freq), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1]) 
+  /// (rules/rotary.yaml:171:13)
   bool matchFr(ValueId v, gen::Next k) {
     if (seen(kFr)) return same(kFr, v) && k();
     if (!bind(kFr, v)) return false;
@@ -2560,7 +2580,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchMatMul(input(n, 0), k);
   }
 
-  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:171:13)
+  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:173:13)
   bool matchEmb(ValueId v, gen::Next k) {
     if (seen(kEmb)) return same(kEmb, v) && k();
     if (!bind(kEmb, v)) return false;
@@ -2569,172 +2589,172 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:172:23)
-  bool matchCos9(ValueId v, gen::Next k) {
-    if (seen(kCos9)) return same(kCos9, v) && k();
-    if (!bind(kCos9, v)) return false;
-    const NodeId n = node(kCos9, v, op::kCos);
-    if (n == kNoId || !attrs(kCos9, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:174:23)
+  bool matchCos10(ValueId v, gen::Next k) {
+    if (seen(kCos10)) return same(kCos10, v) && k();
+    if (!bind(kCos10, v)) return false;
+    const NodeId n = node(kCos10, v, op::kCos);
+    if (n == kNoId || !attrs(kCos10, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// one_c  (rules/rotary.yaml:172:33)
+  /// one_c  (rules/rotary.yaml:174:33)
   bool matchOneC(ValueId v, gen::Next k) {
     if (seen(kOneC)) return same(kOneC, v) && k();
     return bind(kOneC, v) && k();
   }
 
-  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:172:19)
-  bool matchMul11(ValueId v, gen::Next k) {
-    if (seen(kMul11)) return same(kMul11, v) && k();
-    if (!bind(kMul11, v)) return false;
-    const NodeId n = node(kMul11, v, op::kMul);
-    if (n == kNoId || !attrs(kMul11, n, v)) return false;
+  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:174:19)
+  bool matchMul12(ValueId v, gen::Next k) {
+    if (seen(kMul12)) return same(kMul12, v) && k();
+    if (!bind(kMul12, v)) return false;
+    const NodeId n = node(kMul12, v, op::kMul);
+    if (n == kNoId || !attrs(kMul12, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchCos9(in0, [&] { return matchOneC(in1, k); })) return true;
+    if (matchCos10(in0, [&] { return matchOneC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchCos9(in1, [&] { return matchOneC(in0, k); });
+    return matchCos10(in1, [&] { return matchOneC(in0, k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:172:42)
-  bool matchCos12(ValueId v, gen::Next k) {
-    if (seen(kCos12)) return same(kCos12, v) && k();
-    if (!bind(kCos12, v)) return false;
-    const NodeId n = node(kCos12, v, op::kCos);
-    if (n == kNoId || !attrs(kCos12, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:174:42)
+  bool matchCos13(ValueId v, gen::Next k) {
+    if (seen(kCos13)) return same(kCos13, v) && k();
+    if (!bind(kCos13, v)) return false;
+    const NodeId n = node(kCos13, v, op::kCos);
+    if (n == kNoId || !attrs(kCos13, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:172:40)
-  bool matchAnyOf13(ValueId v, gen::Next k) {
-    if (seen(kAnyOf13)) return same(kAnyOf13, v) && k();
-    if (!bind(kAnyOf13, v)) return false;
+  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:174:40)
+  bool matchAnyOf14(ValueId v, gen::Next k) {
+    if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
+    if (!bind(kAnyOf14, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf13, 0) && matchMul11(v, k)) return true;
+    if (choose(kAnyOf14, 0) && matchMul12(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf13, 1) && matchCos12(v, k)) return true;
+    if (choose(kAnyOf14, 1) && matchCos13(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:172:13)
+  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:174:13)
   bool matchCt(ValueId v, gen::Next k) {
     if (seen(kCt)) return same(kCt, v) && k();
     if (!bind(kCt, v)) return false;
     auto present = [&] {
       const NodeId n = node(kCt, v, op::kCast);
       if (n == kNoId || !attrs(kCt, n, v)) return false;
-      return matchAnyOf13(input(n, 0), k);
+      return matchAnyOf14(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
     // absent: Cast stands for its input
-    return matchAnyOf13(v, k);
+    return matchAnyOf14(v, k);
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:173:23)
-  bool matchSin15(ValueId v, gen::Next k) {
-    if (seen(kSin15)) return same(kSin15, v) && k();
-    if (!bind(kSin15, v)) return false;
-    const NodeId n = node(kSin15, v, op::kSin);
-    if (n == kNoId || !attrs(kSin15, n, v)) return false;
+  /// Sin(emb)  (rules/rotary.yaml:175:23)
+  bool matchSin16(ValueId v, gen::Next k) {
+    if (seen(kSin16)) return same(kSin16, v) && k();
+    if (!bind(kSin16, v)) return false;
+    const NodeId n = node(kSin16, v, op::kSin);
+    if (n == kNoId || !attrs(kSin16, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// one_s  (rules/rotary.yaml:173:33)
+  /// one_s  (rules/rotary.yaml:175:33)
   bool matchOneS(ValueId v, gen::Next k) {
     if (seen(kOneS)) return same(kOneS, v) && k();
     return bind(kOneS, v) && k();
   }
 
-  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:173:19)
-  bool matchMul17(ValueId v, gen::Next k) {
-    if (seen(kMul17)) return same(kMul17, v) && k();
-    if (!bind(kMul17, v)) return false;
-    const NodeId n = node(kMul17, v, op::kMul);
-    if (n == kNoId || !attrs(kMul17, n, v)) return false;
+  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:175:19)
+  bool matchMul18(ValueId v, gen::Next k) {
+    if (seen(kMul18)) return same(kMul18, v) && k();
+    if (!bind(kMul18, v)) return false;
+    const NodeId n = node(kMul18, v, op::kMul);
+    if (n == kNoId || !attrs(kMul18, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchSin15(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (matchSin16(in0, [&] { return matchOneS(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchSin15(in1, [&] { return matchOneS(in0, k); });
+    return matchSin16(in1, [&] { return matchOneS(in0, k); });
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:173:42)
-  bool matchSin18(ValueId v, gen::Next k) {
-    if (seen(kSin18)) return same(kSin18, v) && k();
-    if (!bind(kSin18, v)) return false;
-    const NodeId n = node(kSin18, v, op::kSin);
-    if (n == kNoId || !attrs(kSin18, n, v)) return false;
+  /// Sin(emb)  (rules/rotary.yaml:175:42)
+  bool matchSin19(ValueId v, gen::Next k) {
+    if (seen(kSin19)) return same(kSin19, v) && k();
+    if (!bind(kSin19, v)) return false;
+    const NodeId n = node(kSin19, v, op::kSin);
+    if (n == kNoId || !attrs(kSin19, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:173:40)
-  bool matchAnyOf19(ValueId v, gen::Next k) {
-    if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
-    if (!bind(kAnyOf19, v)) return false;
+  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:175:40)
+  bool matchAnyOf20(ValueId v, gen::Next k) {
+    if (seen(kAnyOf20)) return same(kAnyOf20, v) && k();
+    if (!bind(kAnyOf20, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf19, 0) && matchMul17(v, k)) return true;
+    if (choose(kAnyOf20, 0) && matchMul18(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf19, 1) && matchSin18(v, k)) return true;
+    if (choose(kAnyOf20, 1) && matchSin19(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:173:13)
+  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:175:13)
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(kSt)) return same(kSt, v) && k();
     if (!bind(kSt, v)) return false;
     auto present = [&] {
       const NodeId n = node(kSt, v, op::kCast);
       if (n == kNoId || !attrs(kSt, n, v)) return false;
-      return matchAnyOf19(input(n, 0), k);
+      return matchAnyOf20(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
     // absent: Cast stands for its input
-    return matchAnyOf19(v, k);
+    return matchAnyOf20(v, k);
   }
 
-  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:174:13)
-  bool matchCos21(ValueId v, gen::Next k) {
-    if (seen(kCos21)) return same(kCos21, v) && k();
-    if (!bind(kCos21, v)) return false;
-    const NodeId n = node(kCos21, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos21, n, v)) return false;
+  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:176:13)
+  bool matchCos22(ValueId v, gen::Next k) {
+    if (seen(kCos22)) return same(kCos22, v) && k();
+    if (!bind(kCos22, v)) return false;
+    const NodeId n = node(kCos22, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos22, n, v)) return false;
     return matchCt(input(n, 0), k);
   }
 
-  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:175:13)
-  bool matchSin22(ValueId v, gen::Next k) {
-    if (seen(kSin22)) return same(kSin22, v) && k();
-    if (!bind(kSin22, v)) return false;
-    const NodeId n = node(kSin22, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin22, n, v)) return false;
+  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:177:13)
+  bool matchSin23(ValueId v, gen::Next k) {
+    if (seen(kSin23)) return same(kSin23, v) && k();
+    if (!bind(kSin23, v)) return false;
+    const NodeId n = node(kSin23, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin23, n, v)) return false;
     return matchSt(input(n, 0), k);
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:176:17)
-  bool matchMul24(ValueId v, gen::Next k) {
-    if (seen(kMul24)) return same(kMul24, v) && k();
-    if (!bind(kMul24, v)) return false;
-    const NodeId n = node(kMul24, v, op::kMul);
-    if (n == kNoId || !attrs(kMul24, n, v)) return false;
+  /// Mul(x, cos)  (rules/rotary.yaml:178:17)
+  bool matchMul25(ValueId v, gen::Next k) {
+    if (seen(kMul25)) return same(kMul25, v) && k();
+    if (!bind(kMul25, v)) return false;
+    const NodeId n = node(kMul25, v, op::kMul);
+    if (n == kNoId || !attrs(kMul25, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos21(in1, k); })) return true;
+    if (matchX(in0, [&] { return matchCos22(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos21(in0, k); });
+    return matchX(in1, [&] { return matchCos22(in0, k); });
   }
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
-  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:176:34))
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -2743,21 +2763,21 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:176:30)
-  bool matchMul26(ValueId v, gen::Next k) {
-    if (seen(kMul26)) return same(kMul26, v) && k();
-    if (!bind(kMul26, v)) return false;
-    const NodeId n = node(kMul26, v, op::kMul);
-    if (n == kNoId || !attrs(kMul26, n, v)) return false;
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:178:30)
+  bool matchMul27(ValueId v, gen::Next k) {
+    if (seen(kMul27)) return same(kMul27, v) && k();
+    if (!bind(kMul27, v)) return false;
+    const NodeId n = node(kMul27, v, op::kMul);
+    if (n == kNoId || !attrs(kMul27, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchRotateHalf1Rot(in0, [&] { return matchSin22(in1, k); })) return true;
+    if (matchRotateHalf1Rot(in0, [&] { return matchSin23(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchRotateHalf1Rot(in1, [&] { return matchSin22(in0, k); });
+    return matchRotateHalf1Rot(in1, [&] { return matchSin23(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:176:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:178:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2765,137 +2785,131 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul24(in0, [&] { return matchMul26(in1, k); })) return true;
+    if (matchMul25(in0, [&] { return matchMul27(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul24(in1, [&] { return matchMul26(in0, k); });
+    return matchMul25(in1, [&] { return matchMul27(in0, k); });
   }
 
-  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:176:34))
-  bool matchShape28(ValueId v, gen::Next k) {
-    if (seen(kShape28)) return same(kShape28, v) && k();
-    if (!bind(kShape28, v)) return false;
-    const NodeId n = node(kShape28, v, op::kShape);
-    if (n == kNoId || !attrs(kShape28, n, v)) return false;
+  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:178:34))
+  bool matchShape29(ValueId v, gen::Next k) {
+    if (seen(kShape29)) return same(kShape29, v) && k();
+    if (!bind(kShape29, v)) return false;
+    const NodeId n = node(kShape29, v, op::kShape);
+    if (n == kNoId || !attrs(kShape29, n, v)) return false;
     return matchX(input(n, 0), k);
   }
 
   /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
-  /// rules/rotary.yaml:176:34))
-  bool matchGather30(ValueId v, gen::Next k) {
-    if (seen(kGather30)) return same(kGather30, v) && k();
-    if (!bind(kGather30, v)) return false;
-    const NodeId n = node(kGather30, v, op::kGather);
-    if (n == kNoId || !attrs(kGather30, n, v)) return false;
-    return matchShape28(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
+  /// rules/rotary.yaml:178:34))
+  bool matchGather31(ValueId v, gen::Next k) {
+    if (seen(kGather31)) return same(kGather31, v) && k();
+    if (!bind(kGather31, v)) return false;
+    const NodeId n = node(kGather31, v, op::kGather);
+    if (n == kNoId || !attrs(kGather31, n, v)) return false;
+    return matchShape29(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
-  /// rules/rotary.yaml:176:34))
-  bool matchDiv32(ValueId v, gen::Next k) {
-    if (seen(kDiv32)) return same(kDiv32, v) && k();
-    if (!bind(kDiv32, v)) return false;
-    const NodeId n = node(kDiv32, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv32, n, v)) return false;
-    return matchGather30(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
+  /// rules/rotary.yaml:178:34))
+  bool matchDiv33(ValueId v, gen::Next k) {
+    if (seen(kDiv33)) return same(kDiv33, v) && k();
+    if (!bind(kDiv33, v)) return false;
+    const NodeId n = node(kDiv33, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv33, n, v)) return false;
+    return matchGather31(input(n, 0), [&] { return matchConstant32(input(n, 1), k); });
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
-  /// (in rotate_half at rules/rotary.yaml:176:34))
-  bool matchUnsqueeze33(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze33)) return same(kUnsqueeze33, v) && k();
-    if (!bind(kUnsqueeze33, v)) return false;
-    const NodeId n = node(kUnsqueeze33, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze33, n, v)) return false;
-    return matchDiv32(input(n, 0), k);
+  /// (in rotate_half at rules/rotary.yaml:178:34))
+  bool matchUnsqueeze34(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze34)) return same(kUnsqueeze34, v) && k();
+    if (!bind(kUnsqueeze34, v)) return false;
+    const NodeId n = node(kUnsqueeze34, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze34, n, v)) return false;
+    return matchDiv33(input(n, 0), k);
   }
 
   /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1 
-  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:176:34))
+  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
     if (!bind(kRotateHalf1H1, v)) return false;
     const uint32_t m = mark();
-    if (choose(kRotateHalf1H1, 0) && matchUnsqueeze33(v, k)) return true;
+    if (choose(kRotateHalf1H1, 0) && matchUnsqueeze34(v, k)) return true;
     undo(m);
     if (choose(kRotateHalf1H1, 1) && matchRotateHalf1C1(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:176:34))
-  bool matchShape36(ValueId v, gen::Next k) {
-    if (seen(kShape36)) return same(kShape36, v) && k();
-    if (!bind(kShape36, v)) return false;
-    const NodeId n = node(kShape36, v, op::kShape);
-    if (n == kNoId || !attrs(kShape36, n, v)) return false;
+  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:178:34))
+  bool matchShape37(ValueId v, gen::Next k) {
+    if (seen(kShape37)) return same(kShape37, v) && k();
+    if (!bind(kShape37, v)) return false;
+    const NodeId n = node(kShape37, v, op::kShape);
+    if (n == kNoId || !attrs(kShape37, n, v)) return false;
     return matchX(input(n, 0), k);
   }
 
   /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
-  /// rules/rotary.yaml:176:34))
-  bool matchGather38(ValueId v, gen::Next k) {
-    if (seen(kGather38)) return same(kGather38, v) && k();
-    if (!bind(kGather38, v)) return false;
-    const NodeId n = node(kGather38, v, op::kGather);
-    if (n == kNoId || !attrs(kGather38, n, v)) return false;
-    return matchShape36(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
-  }
-
-  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:176:34))
-  bool matchConstant39(ValueId v, gen::Next k) {
-    if (seen(kConstant39)) return same(kConstant39, v) && k();
-    return bind(kConstant39, v) && constant(kConstant39, v) && k();
+  /// rules/rotary.yaml:178:34))
+  bool matchGather39(ValueId v, gen::Next k) {
+    if (seen(kGather39)) return same(kGather39, v) && k();
+    if (!bind(kGather39, v)) return false;
+    const NodeId n = node(kGather39, v, op::kGather);
+    if (n == kNoId || !attrs(kGather39, n, v)) return false;
+    return matchShape37(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
-  /// rules/rotary.yaml:176:34))
-  bool matchDiv40(ValueId v, gen::Next k) {
-    if (seen(kDiv40)) return same(kDiv40, v) && k();
-    if (!bind(kDiv40, v)) return false;
-    const NodeId n = node(kDiv40, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv40, n, v)) return false;
-    return matchGather38(input(n, 0), [&] { return matchConstant39(input(n, 1), k); });
+  /// rules/rotary.yaml:178:34))
+  bool matchDiv41(ValueId v, gen::Next k) {
+    if (seen(kDiv41)) return same(kDiv41, v) && k();
+    if (!bind(kDiv41, v)) return false;
+    const NodeId n = node(kDiv41, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv41, n, v)) return false;
+    return matchGather39(input(n, 0), [&] { return matchConstant40(input(n, 1), k); });
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
-  /// (in rotate_half at rules/rotary.yaml:176:34))
-  bool matchUnsqueeze41(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze41)) return same(kUnsqueeze41, v) && k();
-    if (!bind(kUnsqueeze41, v)) return false;
-    const NodeId n = node(kUnsqueeze41, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze41, n, v)) return false;
-    return matchDiv40(input(n, 0), k);
+  /// (in rotate_half at rules/rotary.yaml:178:34))
+  bool matchUnsqueeze42(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze42)) return same(kUnsqueeze42, v) && k();
+    if (!bind(kUnsqueeze42, v)) return false;
+    const NodeId n = node(kUnsqueeze42, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze42, n, v)) return false;
+    return matchDiv41(input(n, 0), k);
   }
 
   /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2 
-  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:176:34))
+  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
     if (!bind(kRotateHalf1H2, v)) return false;
     const uint32_t m = mark();
-    if (choose(kRotateHalf1H2, 0) && matchUnsqueeze41(v, k)) return true;
+    if (choose(kRotateHalf1H2, 0) && matchUnsqueeze42(v, k)) return true;
     undo(m);
     if (choose(kRotateHalf1H2, 1) && matchRotateHalf1C2(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:176:34))
-  bool matchConstant44(ValueId v, gen::Next k) {
-    if (seen(kConstant44)) return same(kConstant44, v) && k();
-    return bind(kConstant44, v) && constant(kConstant44, v) && k();
+  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:178:34))
+  bool matchConstant45(ValueId v, gen::Next k) {
+    if (seen(kConstant45)) return same(kConstant45, v) && k();
+    return bind(kConstant45, v) && constant(kConstant45, v) && k();
   }
 
   /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)  (rules/rotary.yaml:52:13
-  /// (in rotate_half at rules/rotary.yaml:176:34))
+  /// (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1S1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S1)) return same(kRotateHalf1S1, v) && k();
     if (!bind(kRotateHalf1S1, v)) return false;
     const NodeId n = node(kRotateHalf1S1, v, op::kSlice);
     if (n == kNoId || !attrs(kRotateHalf1S1, n, v)) return false;
     return matchX(input(n, 0), [&] {
-      return matchConstant44(input(n, 1), [&] {
+      return matchConstant45(input(n, 1), [&] {
         return matchRotateHalf1H1(input(n, 2), [&] {
           return matchRotateHalf1A1(input(n, 3), k);
         });
@@ -2904,7 +2918,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2) 
-  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:176:34))
+  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
     if (!bind(kRotateHalf1S2, v)) return false;
@@ -2920,7 +2934,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:176:34))
+  /// rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1X1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X1)) return same(kRotateHalf1X1, v) && k();
     if (!bind(kRotateHalf1X1, v)) return false;
@@ -2933,7 +2947,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:176:34))
+  /// rotate_half at rules/rotary.yaml:178:34))
   bool matchRotateHalf1X2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X2)) return same(kRotateHalf1X2, v) && k();
     if (!bind(kRotateHalf1X2, v)) return false;
@@ -2945,7 +2959,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:176:34))
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:178:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -2956,7 +2970,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:184:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:186:5:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -2964,24 +2978,24 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:183:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:183:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:183:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:183:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:185:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:185:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:185:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:185:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:185:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:187:18", "x")) return false;
     std::optional<onnx::TensorProto> t6 = helperTensor(
         gen::tensorHelper("rotary_cos_from_freq"),
         {kSlotInvFreq, kSlotCt},
         {"inv_freq", "ct"},
-        "rules/rotary.yaml:185:26");
+        "rules/rotary.yaml:187:26");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_sin_from_freq"),
         {kSlotInvFreq, kSlotSt},
         {"inv_freq", "st"},
-        "rules/rotary.yaml:186:18");
+        "rules/rotary.yaml:188:18");
     if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:185:21", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:187:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 = attrHelper(
@@ -2989,8 +3003,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:187:18",
-        "rules/rotary.yaml:187:18");
+        "rules/rotary.yaml:189:18",
+        "rules/rotary.yaml:189:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
@@ -2998,32 +3012,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:183:11")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:185:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:183:11")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:185:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:183:11")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:185:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:183:11")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:185:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:185:11)")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:187:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3045,7 +3059,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:184:5:
+  /// Variant 1, rules/rotary.yaml:186:5:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -3053,23 +3067,23 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:183:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:183:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:183:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:183:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:185:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:185:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:185:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:185:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:185:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:185:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:187:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:187:21", "pos")) return false;
     std::optional<onnx::TensorProto> t6 = helperTensor(
         gen::tensorHelper("rotary_cos_from_freq"),
         {kSlotInvFreq, kSlotCt},
         {"inv_freq", "ct"},
-        "rules/rotary.yaml:185:26");
+        "rules/rotary.yaml:187:26");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_sin_from_freq"),
         {kSlotInvFreq, kSlotSt},
         {"inv_freq", "st"},
-        "rules/rotary.yaml:186:18");
+        "rules/rotary.yaml:188:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
@@ -3078,8 +3092,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:187:18",
-        "rules/rotary.yaml:187:18");
+        "rules/rotary.yaml:189:18",
+        "rules/rotary.yaml:189:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
@@ -3087,32 +3101,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:183:11")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:185:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:183:11")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:185:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:183:11")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:185:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:183:11")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:185:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:184:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:185:11)")) return false;
+        "rules/rotary.yaml:186:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:187:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3144,7 +3158,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:166:5",
+            "rules/rotary.yaml:167:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -3166,7 +3180,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:199
+// Generated from: rules/rotary.yaml:201
 // rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H] with repeat_interleave'd caches.
 //===----------------------------------------------------------------------===//
 
@@ -3174,7 +3188,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved",
-    "rules/rotary.yaml:199:5",
+    "rules/rotary.yaml:201:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -3186,157 +3200,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:203:30", 0},
+      {"cos_cache", "rules/rotary.yaml:205:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:203:41", 1},
+      {"pos", "rules/rotary.yaml:205:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:203:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:203:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:205:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:205:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:203:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:203:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:205:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:205:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:204:30", 3},
+      {"sin_cache", "rules/rotary.yaml:206:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:204:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:204:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:206:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:206:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:204:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:204:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:206:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:206:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:205:21", 5},
+      {"x", "rules/rotary.yaml:207:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:205:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:207:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:205:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:207:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:205:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:207:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:205:13", 7, 2},
+      {"Add", "rules/rotary.yaml:207:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:207:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:207:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:205:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:207:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:207:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:207:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:205:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:207:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:205:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:207:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:205:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:207:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:205:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:205:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:205:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:207:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:207:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:207:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:207:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:207:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:209:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:208:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:210:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/rotary.yaml:208:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:210:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:205:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:207:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:205:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:207:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:205:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:207:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:205:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:207:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:205:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:207:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:205:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:207:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:205:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:207:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:205:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:207:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:205:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:207:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -3446,28 +3460,28 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:210:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:212:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:209:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:209:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:211:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:211:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:211:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:213:18", "x")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:211:26");
+        "rules/rotary.yaml:213:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:212:18");
+        "rules/rotary.yaml:214:18");
     if (!t5) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:211:21", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:213:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 = attrHelper(
@@ -3475,8 +3489,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:213:18",
-        "rules/rotary.yaml:213:18");
+        "rules/rotary.yaml:215:18",
+        "rules/rotary.yaml:215:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -3484,20 +3498,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:210:5",
-        "rules/rotary.yaml:209:11")) return false;
+        "rules/rotary.yaml:212:5",
+        "rules/rotary.yaml:211:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:210:5",
-        "rules/rotary.yaml:209:11")) return false;
+        "rules/rotary.yaml:212:5",
+        "rules/rotary.yaml:211:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:210:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:211:11)")) return false;
+        "rules/rotary.yaml:212:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:213:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3517,27 +3531,27 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1, rules/rotary.yaml:210:5:
+  /// Variant 1, rules/rotary.yaml:212:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:209:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:209:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:211:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:211:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:211:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:211:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:213:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:213:21", "pos")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:211:26");
+        "rules/rotary.yaml:213:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:212:18");
+        "rules/rotary.yaml:214:18");
     if (!t5) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
@@ -3546,8 +3560,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:213:18",
-        "rules/rotary.yaml:213:18");
+        "rules/rotary.yaml:215:18",
+        "rules/rotary.yaml:215:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -3555,20 +3569,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:210:5",
-        "rules/rotary.yaml:209:11")) return false;
+        "rules/rotary.yaml:212:5",
+        "rules/rotary.yaml:211:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:210:5",
-        "rules/rotary.yaml:209:11")) return false;
+        "rules/rotary.yaml:212:5",
+        "rules/rotary.yaml:211:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:210:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:211:11)")) return false;
+        "rules/rotary.yaml:212:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:213:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3598,7 +3612,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:199:5",
+            "rules/rotary.yaml:201:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -3620,7 +3634,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:215
+// Generated from: rules/rotary.yaml:217
 // rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads (before the permute), as 3-D RotaryEmbedding.
 //===----------------------------------------------------------------------===//
 
@@ -3628,7 +3642,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved_bsnh",
-    "rules/rotary.yaml:215:5",
+    "rules/rotary.yaml:217:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -3640,157 +3654,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:219:30", 0},
+      {"cos_cache", "rules/rotary.yaml:221:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:219:41", 1},
+      {"pos", "rules/rotary.yaml:221:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:219:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:219:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:221:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:221:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:219:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:219:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:221:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:221:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:220:30", 3},
+      {"sin_cache", "rules/rotary.yaml:222:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:220:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:220:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:222:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:222:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:220:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:220:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:222:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:222:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:221:21", 5},
+      {"x", "rules/rotary.yaml:223:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:221:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:223:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:221:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:223:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:221:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:223:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:221:13", 7, 2},
+      {"Add", "rules/rotary.yaml:223:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:223:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:223:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:221:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:223:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:223:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:223:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:221:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:223:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:221:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:223:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:221:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:223:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:221:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:221:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:221:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:223:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:223:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:223:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:223:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:223:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:225:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:224:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:226:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:224:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:226:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:221:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:223:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:221:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:223:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:221:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:223:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:221:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:223:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:221:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:223:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:221:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:223:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:221:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:223:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:221:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:223:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:221:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:223:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -3900,15 +3914,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:226:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:228:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:225:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:225:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:227:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:227:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:227:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:229:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
@@ -3916,15 +3930,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:228:18");
+        "rules/rotary.yaml:230:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:229:18");
+        "rules/rotary.yaml:231:18");
     if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:227:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:229:57", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 = attrHelper(
@@ -3932,15 +3946,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:230:18",
-        "rules/rotary.yaml:230:18");
+        "rules/rotary.yaml:232:18",
+        "rules/rotary.yaml:232:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:231:22");
+        "rules/rotary.yaml:233:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -3948,20 +3962,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:226:5",
-        "rules/rotary.yaml:225:11")) return false;
+        "rules/rotary.yaml:228:5",
+        "rules/rotary.yaml:227:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:226:5",
-        "rules/rotary.yaml:225:11")) return false;
+        "rules/rotary.yaml:228:5",
+        "rules/rotary.yaml:227:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:226:5",
-        "rules/rotary.yaml:231:11")) return false;
+        "rules/rotary.yaml:228:5",
+        "rules/rotary.yaml:233:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3997,30 +4011,30 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 
-  /// Variant 1, rules/rotary.yaml:226:5:
+  /// Variant 1, rules/rotary.yaml:228:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:225:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:225:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:227:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:227:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:227:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:229:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:227:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:229:57", "pos")) return false;
     std::optional<onnx::TensorProto> t6 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:228:18");
+        "rules/rotary.yaml:230:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:229:18");
+        "rules/rotary.yaml:231:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
@@ -4029,15 +4043,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:230:18",
-        "rules/rotary.yaml:230:18");
+        "rules/rotary.yaml:232:18",
+        "rules/rotary.yaml:232:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:231:22");
+        "rules/rotary.yaml:233:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -4045,20 +4059,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:226:5",
-        "rules/rotary.yaml:225:11")) return false;
+        "rules/rotary.yaml:228:5",
+        "rules/rotary.yaml:227:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:226:5",
-        "rules/rotary.yaml:225:11")) return false;
+        "rules/rotary.yaml:228:5",
+        "rules/rotary.yaml:227:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:226:5",
-        "rules/rotary.yaml:231:11")) return false;
+        "rules/rotary.yaml:228:5",
+        "rules/rotary.yaml:233:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4104,7 +4118,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:215:5",
+            "rules/rotary.yaml:217:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -4126,7 +4140,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:239
+// Generated from: rules/rotary.yaml:241
 // rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the rest (Phi).
 //===----------------------------------------------------------------------===//
 
@@ -4134,7 +4148,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartial() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial",
-    "rules/rotary.yaml:239:5",
+    "rules/rotary.yaml:241:5",
     7,  // root expr
     // slots
     {"x", "s1", "p1", "p2", "xr", "xp", "r", "y", "d", "first_and_rest.1.a1", "d2",
@@ -4144,97 +4158,97 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:243:38", 0},
+      {"x", "rules/rotary.yaml:245:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:243:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:245:23)", 1, 4},
       // 2: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:244:16", 2, 1,
-       {{"axis", "rules/rotary.yaml:244:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"Split", "rules/rotary.yaml:246:16", 2, 1,
+       {{"axis", "rules/rotary.yaml:246:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 3, "p2"}}},
       // 3: p2
-      {"p2", "rules/rotary.yaml:245:32", 3},
+      {"p2", "rules/rotary.yaml:247:32", 3},
       // 4: s1 | p1
-      {"xr", "rules/rotary.yaml:245:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
+      {"xr", "rules/rotary.yaml:247:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
       // 5: s2 | p2
-      {"xp", "rules/rotary.yaml:245:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
+      {"xp", "rules/rotary.yaml:247:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
       // 6: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:246:26)", 6},
+      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:248:26)", 6},
       // 7: Concat(r, xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:247:12", 7, 2,
-       {{"axis", "rules/rotary.yaml:247:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:249:12", 7, 2,
+       {{"axis", "rules/rotary.yaml:249:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:243:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:245:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:243:23)", 8},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:245:23)", 8},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:243:23)", 9},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:245:23)", 9},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:243:23)", 10},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:245:23)", 10},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:243:23)", 11},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:245:23)", 11},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:243:23)", 12},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:245:23)", 12},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:243:23)", 13, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:245:23)", 13, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:246:26)", 14},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:248:26)", 14},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:246:26)", 15},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:248:26)", 15},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:246:26)", 16},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:248:26)", 16},
       // 18: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:246:26)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:246:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:248:26)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:248:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:246:26)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:248:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:246:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:248:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:246:26)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:248:26)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:246:26)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:248:26)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:246:26)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:248:26)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:246:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:248:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:246:26)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:248:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:246:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:248:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:249:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:251:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:250:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
+     {Check::kNative, "rules/rotary.yaml:252:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:251:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
+     {Check::kNative, "rules/rotary.yaml:253:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:252:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
+     {Check::kNative, "rules/rotary.yaml:254:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
       {2, 15, 0}, "rotary_split", gen::nativePredicate("rotary_split")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:245:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {11, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:245:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:245:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {12, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:245:23)",
       "s1", gen::kNoSlot, {"s1"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:245:23)",
       "s2", gen::kNoSlot, {"s2"}, {13}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -4323,7 +4337,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   // matchFirstAndRest1A2, matchPos.
 
   /// s1 = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:243:23))
+  /// rules/rotary.yaml:245:23))
   bool matchS1(ValueId v, gen::Next k) {
     if (seen(kS1)) return same(kS1, v) && k();
     if (!bind(kS1, v)) return false;
@@ -4338,7 +4352,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:244:16)
+  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:246:16)
   bool matchP1(ValueId v, gen::Next k) {
     if (seen(kP1)) return same(kP1, v) && k();
     if (!bind(kP1, v)) return false;
@@ -4347,13 +4361,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return matchX(input(n, 0), k);
   }
 
-  /// p2  (rules/rotary.yaml:245:32)
+  /// p2  (rules/rotary.yaml:247:32)
   bool matchP2(ValueId v, gen::Next k) {
     if (seen(kP2)) return same(kP2, v) && k();
     return bind(kP2, v) && k();
   }
 
-  /// xr = s1 | p1  (rules/rotary.yaml:245:25)
+  /// xr = s1 | p1  (rules/rotary.yaml:247:25)
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -4365,7 +4379,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// xp = s2 | p2  (rules/rotary.yaml:245:25)
+  /// xp = s2 | p2  (rules/rotary.yaml:247:25)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -4380,7 +4394,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:246:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:248:26))
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -4392,7 +4406,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:247:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:249:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4402,7 +4416,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// s2 = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:243:23))
+  /// first_and_rest at rules/rotary.yaml:245:23))
   bool matchS2(ValueId v, gen::Next k) {
     if (seen(kS2)) return same(kS2, v) && k();
     if (!bind(kS2, v)) return false;
@@ -4417,13 +4431,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:246:26))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:248:26))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:246:26))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:248:26))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -4431,7 +4445,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) 
-  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:246:26))
+  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:248:26))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -4447,7 +4461,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:246:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:248:26))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -4464,29 +4478,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:253:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:255:5:
   ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:254:18", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:254:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:254:31", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:254:21", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:256:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:256:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:256:31", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:256:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:254:36",
-        "rules/rotary.yaml:254:36");
+        "rules/rotary.yaml:256:36",
+        "rules/rotary.yaml:256:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:254:58",
-        "rules/rotary.yaml:254:58");
+        "rules/rotary.yaml:256:58",
+        "rules/rotary.yaml:256:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -4494,8 +4508,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:255:18",
-        "rules/rotary.yaml:255:18");
+        "rules/rotary.yaml:257:18",
+        "rules/rotary.yaml:257:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -4503,8 +4517,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:253:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:254:11)")) return false;
+        "rules/rotary.yaml:255:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:256:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4522,29 +4536,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:253:5:
+  /// Variant 1, rules/rotary.yaml:255:5:
   ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:254:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:254:21", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:254:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:254:31", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:256:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:256:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:256:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:256:31", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:254:36",
-        "rules/rotary.yaml:254:36");
+        "rules/rotary.yaml:256:36",
+        "rules/rotary.yaml:256:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:254:58",
-        "rules/rotary.yaml:254:58");
+        "rules/rotary.yaml:256:58",
+        "rules/rotary.yaml:256:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -4552,8 +4566,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:255:18",
-        "rules/rotary.yaml:255:18");
+        "rules/rotary.yaml:257:18",
+        "rules/rotary.yaml:257:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -4561,8 +4575,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:253:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:254:11)")) return false;
+        "rules/rotary.yaml:255:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:256:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4590,7 +4604,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:239:5",
+            "rules/rotary.yaml:241:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -4612,7 +4626,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:263
+// Generated from: rules/rotary.yaml:265
 // rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the rotated part as 3-D RotaryEmbedding, Concat the rest.
 //===----------------------------------------------------------------------===//
 
@@ -4620,7 +4634,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial_bsnh",
-    "rules/rotary.yaml:263:5",
+    "rules/rotary.yaml:265:5",
     7,  // root expr
     // slots
     {"x", "xr", "f3", "r3", "y", "d", "first_and_rest.1.a1", "d2", "first_and_rest.1.e2",
@@ -4630,98 +4644,98 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:267:38", 0},
+      {"x", "rules/rotary.yaml:269:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:267:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:269:23)", 1, 4},
       // 2: f3
-      {"f3", "rules/rotary.yaml:268:49", 2},
+      {"f3", "rules/rotary.yaml:270:49", 2},
       // 3: Reshape(xr, f3, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:268:37", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:268:53", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:270:37", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:270:53", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 4: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:268:27)", 3},
+      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:270:27)", 3},
       // 5: _
-      {"_", "rules/rotary.yaml:269:31"},
+      {"_", "rules/rotary.yaml:271:31"},
       // 6: Reshape(r3, _, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:269:19", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:269:34", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:271:19", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:271:34", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:269:12", 4, 2,
-       {{"axis", "rules/rotary.yaml:269:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:271:12", 4, 2,
+       {{"axis", "rules/rotary.yaml:271:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:267:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:269:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:267:23)", 5},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:269:23)", 5},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:267:23)", 6},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:269:23)", 6},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:267:23)", 7},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:269:23)", 7},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:267:23)", 8},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:269:23)", 8},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:267:23)", 9},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:269:23)", 9},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:267:23)", 10, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:269:23)", 10, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:268:27)", 11},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:270:27)", 11},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:268:27)", 12},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:270:27)", 12},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:268:27)", 13},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:270:27)", 13},
       // 18: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:268:27)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:268:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:270:27)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:270:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:268:27)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:270:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:268:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:270:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:268:27)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:270:27)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:268:27)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:270:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:268:27)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:270:27)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:268:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:270:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:268:27)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:270:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:268:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:270:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:271:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:273:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kConstantEquals, "rules/rotary.yaml:272:13", "f3", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/rotary.yaml:274:13", "f3", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intsLiteral({0, 0, -1})},
-     {Check::kNative, "rules/rotary.yaml:273:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
+     {Check::kNative, "rules/rotary.yaml:275:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:274:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
+     {Check::kNative, "rules/rotary.yaml:276:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:269:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {8, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:269:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {6, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:269:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:269:23)",
       "xr", gen::kNoSlot, {"xr"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:269:23)",
       "xp", gen::kNoSlot, {"xp"}, {10}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -4807,7 +4821,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   // matchFirstAndRest1A2, matchPos.
 
   /// xr = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:267:23))
+  /// rules/rotary.yaml:269:23))
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -4822,13 +4836,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// f3  (rules/rotary.yaml:268:49)
+  /// f3  (rules/rotary.yaml:270:49)
   bool matchF3(ValueId v, gen::Next k) {
     if (seen(kF3)) return same(kF3, v) && k();
     return bind(kF3, v) && k();
   }
 
-  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:268:37)
+  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:270:37)
   bool matchReshape3(ValueId v, gen::Next k) {
     if (seen(kReshape3)) return same(kReshape3, v) && k();
     if (!bind(kReshape3, v)) return false;
@@ -4841,7 +4855,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
   /// is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n)) 
-  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:268:27))
+  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:270:27))
   bool matchR3(ValueId v, gen::Next k) {
     if (seen(kR3)) return same(kR3, v) && k();
     if (!bind(kR3, v)) return false;
@@ -4853,7 +4867,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return false;
   }
 
-  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:269:19)
+  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:271:19)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -4862,7 +4876,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:269:12)
+  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:271:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4872,7 +4886,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// xp = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:267:23))
+  /// first_and_rest at rules/rotary.yaml:269:23))
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -4887,13 +4901,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:268:27))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:270:27))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:268:27))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:270:27))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -4901,7 +4915,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
-  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:268:27))
+  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:270:27))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -4918,7 +4932,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at
-  /// rules/rotary.yaml:268:27))
+  /// rules/rotary.yaml:270:27))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -4935,32 +4949,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:275:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:277:5:
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:276:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:278:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:68", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:276:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:278:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:278:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:278:58", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:276:73",
-        "rules/rotary.yaml:276:73");
+        "rules/rotary.yaml:278:73",
+        "rules/rotary.yaml:278:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:277:19",
-        "rules/rotary.yaml:277:19");
+        "rules/rotary.yaml:279:19",
+        "rules/rotary.yaml:279:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -4968,15 +4982,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:277:38",
-        "rules/rotary.yaml:277:38");
+        "rules/rotary.yaml:279:38",
+        "rules/rotary.yaml:279:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:278:23");
+        "rules/rotary.yaml:280:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -4984,8 +4998,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:275:5",
-        "rules/rotary.yaml:278:11")) return false;
+        "rules/rotary.yaml:277:5",
+        "rules/rotary.yaml:280:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5019,32 +5033,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:275:5:
+  /// Variant 1, rules/rotary.yaml:277:5:
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:276:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:278:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:276:58", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:278:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:278:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:278:68", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:276:73",
-        "rules/rotary.yaml:276:73");
+        "rules/rotary.yaml:278:73",
+        "rules/rotary.yaml:278:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:277:19",
-        "rules/rotary.yaml:277:19");
+        "rules/rotary.yaml:279:19",
+        "rules/rotary.yaml:279:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -5052,15 +5066,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:277:38",
-        "rules/rotary.yaml:277:38");
+        "rules/rotary.yaml:279:38",
+        "rules/rotary.yaml:279:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:278:23");
+        "rules/rotary.yaml:280:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -5068,8 +5082,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:275:5",
-        "rules/rotary.yaml:278:11")) return false;
+        "rules/rotary.yaml:277:5",
+        "rules/rotary.yaml:280:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5113,7 +5127,7 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:263:5",
+            "rules/rotary.yaml:265:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 

@@ -278,19 +278,26 @@ bool maxPositionsKnown(const MatchContext& ctx, ValueArgs) {
   return ctx.model.assumptions().max_positions > 0;
 }
 
-/// The inverse frequencies of constant float32 `f` of shape [1, n, 1] (n >= 1).
+/// The inverse frequencies of constant float32 `f` of shape [1, n, 1] (n >= 1), or of
+/// [b, n, 1] whose b rows are equal: the Expand to the batch that a constant folder (onnxsim
+/// with static shapes) computed already.
 std::optional<std::vector<float>> readInvFreq(const MatchContext& ctx, ValueId f) {
   if (f == kNoId) return std::nullopt;
   const onnx::TensorProto* t = constantTensor(ctx.graph, f);
-  if (!t || t->data_type() != onnx::TensorProto::FLOAT || t->dims_size() != 3 || t->dims(0) != 1 ||
+  if (!t || t->data_type() != onnx::TensorProto::FLOAT || t->dims_size() != 3 || t->dims(0) < 1 ||
       t->dims(1) <= 0 || t->dims(2) != 1)
     return std::nullopt;
   try {
     const TensorBytes bytes = ctx.model.readTensorData(*t, kMaxCacheBytes);
     const size_t n = static_cast<size_t>(t->dims(1));
-    if (bytes.bytes.size() != n * sizeof(float)) return std::nullopt;
+    const size_t rows = static_cast<size_t>(t->dims(0));
+    if (rows > kMaxCacheBytes / sizeof(float) / n || bytes.bytes.size() != rows * n * sizeof(float))
+      return std::nullopt;
     std::vector<float> out(n);
     std::memcpy(out.data(), bytes.bytes.data(), n * sizeof(float));
+    for (size_t r = 1; r < rows; ++r)
+      if (std::memcmp(out.data(), bytes.bytes.data() + r * n * sizeof(float), n * sizeof(float)))
+        return std::nullopt;
     for (float v : out)
       if (!std::isfinite(v)) return std::nullopt;
     return out;
@@ -401,8 +408,9 @@ NativeFamily rotaryNatives() {
                           "position id, which the graph cannot state when position_ids is "
                           "an input"});
   f.predicates.push_back({"rotary_inv_freq", 2, &rotaryInvFreq,
-                          "f is a constant float32 [1, H / 2, 1] (inv_freq[None, :, None]) "
-                          "with H x's static, even last dim"});
+                          "f is a constant float32 [1, H / 2, 1] (inv_freq[None, :, None]), "
+                          "or [B, H / 2, 1] of equal rows (its Expand folded), with H x's "
+                          "static, even last dim"});
   f.attribute_helpers.push_back(
       {"rotary_dim_of_cache", 1, &rotaryDimAttr, "INT: twice the columns of constant 2-D cache c"});
   f.attribute_helpers.push_back({"rotary_num_heads_bsnh", 1, &rotaryNumHeadsBsnh,

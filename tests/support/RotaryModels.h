@@ -74,6 +74,11 @@ struct RotarySpec {
   /// x is 3-D [B, S, H] (one head, e.g. before the head split) and cos/sin are the
   /// gathered [B, S, H] rows, without the Unsqueeze.
   bool three_d = false;
+  /// computed, with static batch 2 (x and pos): the Expand of inv_freq to the batch folded
+  /// into a [2, H/2, 1] constant, as onnxsim leaves it; `folded_rows_differ`: its second row
+  /// other frequencies (not an expand).
+  bool folded_expand = false;
+  bool folded_rows_differ = false;
 };
 
 /// `v` as ONNX text writes a float.
@@ -124,7 +129,11 @@ inline std::string rotaryModel(const RotarySpec& s) {
   if (s.computed) {
     inits += ", int64[1] one = {1}, int64 batch_index = {0}";
     if (!s.scaling.empty()) inits += ", float scaling = {" + s.scaling + "}";
-    if (!s.freq_input)
+    if (s.folded_expand)
+      inits += ", float[2, " + std::to_string(s.rotary_dim / 2) + ", 1] inv_freq = {" +
+               rotaryInvFreq(s.rotary_dim) + ", " +
+               rotaryInvFreq(s.rotary_dim, s.folded_rows_differ ? 1.5 : 1.0) + "}";
+    else if (!s.freq_input)
       inits += ", " + freq_type + " inv_freq = {" + rotaryInvFreq(s.rotary_dim) + "}";
     if (s.sin_other_freq)
       inits += ", " + freq_type + " inv_freq2 = {" + rotaryInvFreq(s.rotary_dim, 1.5) + "}";
@@ -143,12 +152,13 @@ inline std::string rotaryModel(const RotarySpec& s) {
   // cos and sin, shared by every rotary of the layer.
   std::string cc = "cos_cache", sc = "sin_cache";
   auto freqs = [&](const std::string& inv, const std::string& p, const std::string& out) {
-    return out + "_inv = Expand(" + inv + ", freq_shape)\n" + out + "_pos = Unsqueeze(" + p +
-           ", axis1)\n" + out + "_posf = Cast <to = 1> (" + out + "_pos)\n" + out + "_t = MatMul(" +
-           out + "_inv, " + out + "_posf)\n" + out + " = Transpose <perm = [0, 2, 1]> (" + out +
-           "_t)\n";
+    return out + "_inv = " +
+           (s.folded_expand ? "Identity(" + inv + ")" : "Expand(" + inv + ", freq_shape)") + "\n" +
+           out + "_pos = Unsqueeze(" + p + ", axis1)\n" + out + "_posf = Cast <to = 1> (" + out +
+           "_pos)\n" + out + "_t = MatMul(" + out + "_inv, " + out + "_posf)\n" + out +
+           " = Transpose <perm = [0, 2, 1]> (" + out + "_t)\n";
   };
-  if (s.computed) {
+  if (s.computed && !s.folded_expand) {
     body += s.batch_dim == RotarySpec::BatchDim::kShapeSlice
                 ? "batch = Shape <start = 0, end = 1> (pos)\n"
                 : "pos_shape = Shape(pos)\nbatch_0 = Gather(pos_shape, batch_index)\n"
@@ -162,6 +172,8 @@ inline std::string rotaryModel(const RotarySpec& s) {
     } else {
       body += "freq_shape = Concat <axis = 0> (batch, one, one)\n";
     }
+  }
+  if (s.computed) {
     body += freqs("inv_freq", s.freq_other_pos ? "pos2" : "pos", "freqs");
     // Cos/Sin, then the optional Mul(., attention_scaling) and Cast of transformers 4.45.
     auto table = [&](const std::string& op, const std::string& emb, const std::string& out) {
@@ -256,7 +268,9 @@ inline std::string rotaryModel(const RotarySpec& s) {
   if (s.with_k) body += rope("k", "yk");
 
   const std::string elem = s.fp16 ? "float16" : "float";
-  const std::string x_type = s.three_d ? elem + "[B, S, 8]" : elem + "[B, " + s.heads + ", S, 8]";
+  const std::string batch = s.folded_expand ? "2" : "B";
+  const std::string x_type =
+      s.three_d ? elem + "[" + batch + ", S, 8]" : elem + "[" + batch + ", " + s.heads + ", S, 8]";
   std::string inputs = x_type + " q";
   if (s.with_k) inputs += ", " + x_type + " k";
   inputs += ", " + s.pos_type + "[" + s.pos_dims + "] pos";

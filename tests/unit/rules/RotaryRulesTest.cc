@@ -525,6 +525,27 @@ TEST(RotaryEmbeddingComputedRule, DoesNotFuseAnAttentionScalingOtherThanOne) {
                   withMaxPositions());
 }
 
+TEST(RotaryEmbeddingComputedRule, FusesInvFreqWhoseExpandAConstantFolderComputed) {
+  // onnxsim with static shapes folds Expand(inv_freq, [B, 1, 1]) into a [B, H/2, 1]
+  // constant of equal rows.
+  const std::string text = rotaryModel(computed([](RotarySpec& s) {
+    s.folded_expand = true;
+    s.pos_dims = "2, S";
+  }));
+  EXPECT_EQ(fuse(text, nullptr, nullptr, withMaxPositions()), (Ops{kRotary[0], kRotary[0]}));
+  expectSameInOrt(text, "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseAFoldedInvFreqOfUnequalRows) {
+  // Each batch entry rotated by other frequencies: no one cache serves them.
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) {
+                    s.folded_expand = true;
+                    s.folded_rows_differ = true;
+                    s.pos_dims = "2, S";
+                  })),
+                  kRotaryRules, withMaxPositions());
+}
+
 TEST(RotaryEmbeddingComputedRule, FusesSplitHalvesOpset18) {
   auto s = computed([](RotarySpec& s) {
     s.halves = Halves::kSplit;
