@@ -1137,11 +1137,12 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (s.family != ModelFamily::kLlama && s.family != ModelFamily::kT5 &&
       s.heads * s.head_dim != s.hidden)
     throw std::invalid_argument("heads * head_dim must equal hidden");
-  // Opsets 11-13 (axes as attributes) are built for the encoders only; the decoders' Split
-  // and Trilu forms are opset 13's and 14's.
+  // Opsets 10-13 (axes as attributes) are built for the encoders only; the decoders' Split
+  // and Trilu forms are opset 13's and 14's. Opset 10 (ONNX model zoo's BERT-SQuAD era)
+  // has every op the encoders use; torch's Slice takes its bounds as inputs from 10.
   const bool encoder = s.family == ModelFamily::kBert || s.family == ModelFamily::kT5;
-  if (ts && (s.opset < (encoder ? 11 : 14) || s.opset > 17))
-    throw std::invalid_argument(encoder ? "the TorchScript exporter emits opsets 11-17"
+  if (ts && (s.opset < (encoder ? 10 : 14) || s.opset > 17))
+    throw std::invalid_argument(encoder ? "the TorchScript exporter emits opsets 10-17"
                                         : "below opset 14 only bert and t5 are built; the "
                                           "TorchScript exporter emits opsets up to 17");
   if (!ts && (s.opset < 18 || s.opset > 24))

@@ -124,6 +124,14 @@ std::vector<WholeModelCase> wholeModelCases() {
   // BERT's GELU is the ONNX Gelu op from opset 20 in dynamo exports.
   cases.push_back(makeCase(ModelFamily::kBert, Exporter::kDynamo, "_opset20",
                            [](ExporterModelSpec& s) { s.opset = 20; }));
+  // Opset 10, the oldest torch export the model zoo keeps (BERT-SQuAD), with and without
+  // the embeddings.
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_opset10",
+                           [](ExporterModelSpec& s) { s.opset = 10; }));
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_opset10_embeddings",
+                           [](ExporterModelSpec& s) { s.opset = 10, s.embeddings = true; }));
+  cases.push_back(makeCase(ModelFamily::kT5, Exporter::kTorchScript, "_opset10",
+                           [](ExporterModelSpec& s) { s.opset = 10; }));
   // BERT from input_ids: its embeddings become one EmbedLayerNormalization, whether the
   // LayerNorm is written out (opset 11) or one op (17, 18).
   cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_opset11_embeddings",
