@@ -41,6 +41,13 @@ std::string list(const std::vector<T>& items, F format) {
 
 }  // namespace
 
+void Literal::toFloats() {
+  if (kind == Kind::kInt) kind = Kind::kFloat;
+  if (kind == Kind::kInts) kind = Kind::kFloats;
+  for (int64_t v : ints) floats.push_back(static_cast<double>(v));
+  ints.clear();
+}
+
 std::string Literal::str() const {
   switch (kind) {
     case Kind::kInt:

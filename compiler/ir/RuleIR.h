@@ -75,6 +75,9 @@ struct Literal {
   bool isList() const {
     return kind == Kind::kInts || kind == Kind::kFloats || kind == Kind::kStrings;
   }
+  /// Integers as floats (kInt to kFloat, kInts to kFloats): a float tensor's value
+  /// written with integers, tensor(float, [1, 2]).
+  void toFloats();
   /// "2", "2.0", "'x'", "[-1]", "[1.0, 2.0]": the form the printer uses.
   std::string str() const;
   friend bool operator==(const Literal& a, const Literal& b);

@@ -1819,14 +1819,7 @@ class TargetBuilder {
     auto lit = literals_.read(cx_.locator.arg(d, 1));
     if (!lit) return UINT32_MAX;
     e.literal = *lit;
-    if (like) {
-      // A floating type, known when the rule applies: integers written are floats.
-      using K = ir::Literal::Kind;
-      if (e.literal.kind == K::kInt) e.literal.kind = K::kFloat;
-      if (e.literal.kind == K::kInts) e.literal.kind = K::kFloats;
-      for (int64_t v : e.literal.ints) e.literal.floats.push_back(static_cast<double>(v));
-      e.literal.ints.clear();
-    }
+    if (like) e.literal.toFloats();  // a floating type, known when the rule applies
     if (n == 3) {
       Located dims = cx_.locator.arg(d, 2);
       auto shape = literals_.read(dims);

@@ -1337,17 +1337,18 @@ class TargetBuilder {
       return fail(value.loc, "a " + e.elem_type + " tensor needs " +
                                  (strings ? "numbers" : "strings") + " as its value");
     if (isFloatType(e.elem_type)) {
-      // Integers written for a float tensor are floats: tensor(float, [1, 2]).
-      if (e.literal.kind == K::kInt) e.literal.kind = K::kFloat;
-      if (e.literal.kind == K::kInts) e.literal.kind = K::kFloats;
-      for (int64_t v : e.literal.ints) e.literal.floats.push_back(static_cast<double>(v));
-      e.literal.ints.clear();
+      e.literal.toFloats();  // tensor(float, [1, 2])
     } else if (e.literal.kind == K::kFloat || e.literal.kind == K::kFloats) {
       return fail(value.loc, "a " + e.elem_type + " tensor needs integer values");
     }
+    return tensorDims(args, e, id);
+  }
+
+  /// The optional third argument of tensor(...), its dims; then adds `e`.
+  bool tensorDims(const std::vector<Node>& args, ir::TargetExpr& e, uint32_t& id) {
     if (args.size() == 3) {
       const Node& dims = args[2];
-      if (dims.kind != Node::Kind::kList || dims.literal.kind != K::kInts)
+      if (dims.kind != Node::Kind::kList || dims.literal.kind != ir::Literal::Kind::kInts)
         return fail(dims.loc, "the dims of a tensor are a list of integers: [2, 3]");
       e.dims = dims.literal.ints;
     }
@@ -1366,23 +1367,11 @@ class TargetBuilder {
       return fail(n.loc, "tensor(like(x), value) takes a value and optional dims");
     e.like = like.children[0].name;
     const Node& value = args[1];
-    using K = ir::Literal::Kind;
     if (value.kind != Node::Kind::kNumber && value.kind != Node::Kind::kList)
       return fail(value.loc, "tensor(like(x), value) takes numbers: tensor(like(x), 0.0)");
     e.literal = value.literal;
-    // The type is a floating one, known when the rule applies: integers written are floats.
-    if (e.literal.kind == K::kInt) e.literal.kind = K::kFloat;
-    if (e.literal.kind == K::kInts) e.literal.kind = K::kFloats;
-    for (int64_t v : e.literal.ints) e.literal.floats.push_back(static_cast<double>(v));
-    e.literal.ints.clear();
-    if (args.size() == 3) {
-      const Node& dims = args[2];
-      if (dims.kind != Node::Kind::kList || dims.literal.kind != K::kInts)
-        return fail(dims.loc, "the dims of a tensor are a list of integers: [2, 3]");
-      e.dims = dims.literal.ints;
-    }
-    id = add(std::move(e));
-    return true;
+    e.literal.toFloats();  // a floating type, known when the rule applies
+    return tensorDims(args, e, id);
   }
 
   bool attr(const AttrArg& a, ir::TargetAttr& t) {

@@ -186,8 +186,6 @@ std::string opLabel(const std::string& domain, const std::string& op) {
 
 // ---- Target attributes and native functions ------------------------------------------------
 
-namespace {
-
 uint16_t floatToHalf(float f) {
   uint32_t x;
   std::memcpy(&x, &f, sizeof x);
@@ -212,6 +210,8 @@ uint16_t floatToHalf(float f) {
   if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;  // a carry rounds up the exponent
   return static_cast<uint16_t>(half);
 }
+
+namespace {
 
 uint16_t floatToBfloat16(float f) {
   uint32_t x;

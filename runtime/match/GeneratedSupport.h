@@ -285,6 +285,9 @@ onnx::AttributeProto stringsAttribute(const char* name, std::vector<std::string>
 /// An infinite range bound, as generated rules write it.
 inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
+/// The IEEE half of `f`, rounded to nearest even (beyond +-65504: infinity).
+uint16_t floatToHalf(float f);
+
 /// The constant a rewrite's tensor literal stands for (`tensor(int64, [1, 1], [2])`): element
 /// type `type` (TensorProto::DataType), `dims` (none for a scalar), one element per number
 /// of numeric `values` (float16 and bfloat16 rounded to nearest even), or nullopt for an

@@ -15,6 +15,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/defs/parser.h>
 
+#include "runtime/match/GeneratedSupport.h"
+
 namespace onnx_rewrite::testing {
 
 onnx::ModelProto parseModel(const std::string& text) {
@@ -122,30 +124,9 @@ onnx::ModelProto modelWithTensors() {
 
 namespace {
 
-/// IEEE half of `f`, rounded to nearest even; clamped to the largest finite half first.
+/// The half of `f`, clamped first to float16's finite range (finfo.min masks stay finite).
 uint16_t halfOf(float f) {
-  if (std::isfinite(f)) f = std::clamp(f, -65504.0f, 65504.0f);
-  uint32_t x = 0;
-  std::memcpy(&x, &f, sizeof x);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const int32_t exp = static_cast<int32_t>((x >> 23) & 0xffu) - 127 + 15;
-  uint32_t mant = x & 0x7fffffu;
-  if (((x >> 23) & 0xffu) == 0xffu)
-    return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
-  if (exp <= 0) {  // subnormal half or zero
-    if (exp < -10) return static_cast<uint16_t>(sign);
-    mant |= 0x800000u;
-    const uint32_t shift = static_cast<uint32_t>(14 - exp);
-    uint32_t half = mant >> shift;
-    const uint32_t rest = mant & ((1u << shift) - 1);
-    const uint32_t mid = 1u << (shift - 1);
-    if (rest > mid || (rest == mid && (half & 1u))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  const uint32_t rest = mant & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // may carry into exp
-  return static_cast<uint16_t>(sign | half);
+  return gen::floatToHalf(std::isfinite(f) ? std::clamp(f, -65504.0f, 65504.0f) : f);
 }
 
 void tensorToFloat16(onnx::TensorProto& t) {
