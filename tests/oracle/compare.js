@@ -27,8 +27,10 @@ options:
   -h, --help              this text
 
 An element passes when |after - before| <= atol + rtol * |before| (numpy.isclose
-with BEFORE as the reference); NaN matches only NaN. Exit 0 if every element of
-every output passes and shapes/types agree, 1 otherwise, 2 on usage/model errors.`;
+with BEFORE as the reference); NaN matches only NaN. A floating output that BEFORE
+never makes finite (NaN or infinite everywhere) fails: it shows nothing. Exit 0 if
+every element of every output passes and shapes/types agree, 1 otherwise, 2 on
+usage/model errors.`;
 
 class UsageError extends Error {}
 class ModelError extends Error {}
@@ -445,6 +447,7 @@ function newStats(name) {
     name, ok: true, shape_equal: true, type_equal: true,
     shape_before: null, shape_after: null, type_before: null, type_after: null,
     elements: 0, mismatches: 0, nan_mismatches: 0, max_abs: 0, max_rel: 0, worst: null,
+    floating: false, finite_before: 0,
   };
 }
 
@@ -465,9 +468,11 @@ function compareOutput(st, tb, ta, atol, rtol, run, seed) {
   const n = B.length;
   if (A.length !== n) { st.shape_equal = false; st.ok = false; return; }
   st.elements += n;
+  st.floating = st.floating || tb.type.startsWith('float') || tb.type === 'bfloat16';
   let worstExcess = st.worst ? st.worst.excess : -Infinity;
   for (let i = 0; i < n; i++) {
     let b = B[i]; let a = A[i];
+    if (typeof b === 'number' && Number.isFinite(b)) st.finite_before++;
     let diff;
     if (typeof b === 'bigint' || typeof a === 'bigint') {
       const d = BigInt(a) - BigInt(b);
@@ -527,6 +532,7 @@ function textLine(st) {
   if (st.ok) return `${line} OK`;
   const why = [];
   if (!st.type_equal) why.push('type mismatch');
+  if (st.vacuous) why.push('the original never gives a finite value here (NaN or infinite everywhere): the comparison shows nothing');
   if (st.mismatches) {
     let w = `${st.mismatches}/${st.elements} elements not close`;
     if (st.nan_mismatches) w += `, ${st.nan_mismatches} NaN mismatches`;
@@ -581,6 +587,12 @@ async function main(argv) {
       }
       for (const st of stats) compareOutput(st, results[0][st.name], results[1][st.name], args.atol, args.rtol, run, seed);
     }
+    // A floating output the original never makes finite (NaN or infinite everywhere, as a
+    // float16 model whose mask overflowed) proves nothing however the other model agrees.
+    for (const st of stats) {
+      st.vacuous = st.floating && st.elements > 0 && st.finite_before === 0;
+      if (st.vacuous) st.ok = false;
+    }
 
     const ok = stats.every((s) => s.ok);
     if (args.json) {
@@ -595,6 +607,7 @@ async function main(argv) {
           name: s.name, ok: s.ok, shape: s.shape_before, shape_after: s.shape_after, shape_equal: s.shape_equal,
           type: s.type_before, type_after: s.type_after, type_equal: s.type_equal,
           elements: s.elements, mismatches: s.mismatches, nan_mismatches: s.nan_mismatches,
+          never_finite: s.vacuous,
           max_abs: jsonNumber(s.shape_equal ? s.max_abs : null), max_rel: jsonNumber(s.shape_equal ? s.max_rel : null),
           worst: s.worst && s.shape_equal ? {
             seed: s.worst.seed, index: unravel(s.worst.index, s.shape_before),

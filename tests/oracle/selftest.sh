@@ -34,6 +34,7 @@ expect() {
 expect "erf GELU == com.microsoft.Gelu"      0 "$td/gelu_erf.onnx" "$td/gelu_ms.onnx" --dim batch=3
 expect "erf GELU == com.microsoft.Gelu x3"   0 "$td/gelu_erf.onnx" "$td/gelu_ms.onnx" --dim batch=5 --runs 3 --seed 11
 expect "erf GELU != tanh variant"            1 "$td/gelu_erf.onnx" "$td/gelu_wrong.onnx" --dim batch=3
+expect "never finite: shows nothing"         1 "$td/all_nan.onnx" "$td/all_nan.onnx" --dim batch=3
 expect "missing --dim is a usage error"      2 "$td/gelu_erf.onnx" "$td/gelu_ms.onnx"
 expect "different input/output names"        2 "$td/gelu_erf.onnx" "$td/types.onnx" --dim batch=3
 expect "all input dtypes round-trip"         0 "$td/types.onnx" "$td/types.onnx" --dim n=4 --int-range i64=0:1000
