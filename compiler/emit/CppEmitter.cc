@@ -515,20 +515,17 @@ class RuleEmitter {
         if (te.helper.empty()) {
           std::vector<std::string> dims;
           for (int64_t d : xp.dims) dims.push_back(std::to_string(d));
-          if (!te.like.empty())
-            os << "    "
-               << call(4, decl + "likeTensor",
-                       {cpp::literalText(plan::specLiteral(te.literal)), slotConst(xp.slot),
-                        "{" + joinStrings(dims) + "}", str(xp.loc), str(te.like)},
-                       ";")
-               << "\n";
-          else
-            os << "    "
-               << call(4, decl + "gen::literalTensor",
-                       {cpp::literalText(plan::specLiteral(te.literal)),
-                        std::to_string(xp.elem_type), "{" + joinStrings(dims) + "}"},
-                       ";")
-               << "\n";
+          const std::string values = cpp::literalText(plan::specLiteral(te.literal));
+          const std::string shape = "{" + joinStrings(dims) + "}";
+          // A literal of a given type is built here; tensor(like(x)) takes x's when it applies.
+          const bool like = !te.like.empty();
+          os << "    "
+             << call(4, decl + (like ? "likeTensor" : "gen::literalTensor"),
+                     like ? std::vector<std::string>{values, slotConst(xp.slot), shape, str(xp.loc),
+                                                     str(te.like)}
+                          : std::vector<std::string>{values, std::to_string(xp.elem_type), shape},
+                     ";")
+             << "\n";
         } else {
           const auto [slots, names] = helperArgs(xp.args, te.args);
           os << "    "

@@ -185,11 +185,11 @@ bool refine(onnx::TypeProto& type, const Facts& facts) {
   for (int i = 0; i < t->shape().dim_size(); ++i) {
     onnx::TensorShapeProto::Dimension& d = *t->mutable_shape()->mutable_dim(i);
     const Sym& s = (*facts.shape)[static_cast<size_t>(i)];
-    if (isUnknownDim(d) && (s.isInt() || s.isDimSymbol() || isLinearForm(s)) &&
-        !(d.has_dim_param() && d.dim_param() == (isLinearForm(s) ? linearFormName(s) : ""))) {
-      setDim(d, s);
-      changed = true;
-    }
+    if (!isUnknownDim(d) || !s.known()) continue;
+    // A linear form's name is unsized too: written once, it is nothing new.
+    if (isLinearForm(s) && d.dim_param() == linearFormName(s)) continue;
+    setDim(d, s);
+    changed = true;
   }
   return changed;
 }

@@ -621,14 +621,6 @@ bool exactMasking(const MatchContext& ctx, ValueArgs args) {
   }
 }
 
-/// exact_causal_fill(fill, s, tril): exact_masking(fill, s), or the fill masks a slice of
-/// a causal buffer tril (causal_buffer) whose columns start at 0. Every row of such a slice
-/// keeps key 0, so no query row is masked whole and the fill's weights are 0 in the fused
-/// op as in the model, in float16 too.
-bool exactCausalFill(const MatchContext& ctx, ValueArgs args) {
-  return exactMasking(ctx, args) || causalBuffer(ctx, ValueArgs(args.begin() + 2, 1));
-}
-
 /// Whether c is, through Casts and Slices that keep column 0 of the last axis, a causal
 /// buffer (causal_buffer): then every row of c keeps a key.
 bool keepsAKeyPerRow(const MatchContext& ctx, ValueId c) {
@@ -970,9 +962,6 @@ NativeFamily attentionNatives() {
        "the scores s are float or double, or the mask or fill v is a constant of -inf only: "
        "the fused ops add v to the scores in float, where a float16 model rounds (a query "
        "row masked whole would differ)"},
-      {"exact_causal_fill", 3, &exactCausalFill,
-       "exact_masking(fill, s), or fill masks a slice (from column 0) of a causal buffer "
-       "tril: every query row keeps a key"},
       {"exact_fill", 3, &exactFill,
        "exact_masking(fill, s), or the masked scores m are Where(c, s, fill) (+ a mask) or "
        "Where(Equal(c, 0), fill, s) with c a causal buffer sliced from key 0: every query "

@@ -546,6 +546,21 @@ TEST(MultiHeadAttentionRule, FusesFloat16Gpt2CausalSliceWithFloat16Lowest) {
        "Slice", "Shape", "Slice", "Concat", "Expand", "com.microsoft::MultiHeadAttention"});
 }
 
+TEST(MultiHeadAttentionCausalSliceRule, FusesFloat16Gpt2EagerSliceByTheHeadsLengths) {
+  // The causal slice rule's own fill check: the tril buffer's cut keeps key 0 in every row.
+  const onnx::ModelProto before = halfModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausal;
+    s.causal_from_heads = true;
+  }));
+  onnx::ModelProto after = before;
+  rewrite(after, testing::shippedRules());
+  EXPECT_EQ(testing::opTypes(after).back(), "com.microsoft::MultiHeadAttention");
+  const testing::OracleVerdict verdict =
+      testing::compareInOrt(before, after, {"B=2", "S=5"}, "--atol 4e-3 --runs 3");
+  EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
 /// Expects the shipped rules to fuse no attention op in `before`.
 void expectNoAttention(const onnx::ModelProto& before) {
   onnx::ModelProto after = before;
