@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "runtime/driver/LocalInference.h"
 #include "runtime/graph/OpId.h"
 #include "runtime/io/NewerOpsetSchemas.h"
 #include "runtime/io/ShapeInference.h"
+#include "runtime/io/TypeParams.h"
 
 namespace onnx_rewrite {
 namespace {
@@ -37,34 +40,49 @@ std::string describeNode(const Node& node) { return node.op().str() + " '" + nod
 /// Runtime refuses to load; the shape inference functions do not check this. Empty when
 /// they agree or are unknown. The schema is ONNX 1.12's at the model's opset, or at its
 /// newest (kOnnxRegistryOpset) for a newer one: the type parameters of the ops rules emit
-/// have not changed since.
+/// have not changed since. It is read from the build-time table (TypeParams.h), not from
+/// the schema registry, which this check would otherwise start on every run.
 std::string mixedTypeParameter(const Graph& graph, const Node& node, LocalInference& types) {
   if (!canonicalDomain(node.domain()).empty()) return {};
   const int64_t opset = graph.opsetVersion("");
   if (opset <= 0) return {};
-  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(
-      node.opType(), static_cast<int>(std::min<int64_t>(opset, kOnnxRegistryOpset)), "");
-  if (!schema || schema->inputs().empty()) return {};
-  const auto& formals = schema->inputs();
-  const auto& params = schema->typeConstraintParams();
-  std::unordered_map<std::string, std::pair<int32_t, size_t>> bound;  // param: elem, input
+  // One entry per formal input: its type parameter ('.' for a fixed type), and '*' or
+  // '?' when it is the variadic last one.
+  struct Formal {
+    std::string_view param;
+    char variadic = 0;
+  };
+  std::vector<Formal> formals;
+  std::string_view sig =
+      onnxTypeParams(node.opType(), std::min<int64_t>(opset, kOnnxRegistryOpset));
+  while (!sig.empty()) {
+    const size_t space = sig.find(' ');
+    std::string_view word = sig.substr(0, space);
+    sig = space == std::string_view::npos ? std::string_view() : sig.substr(space + 1);
+    Formal f;
+    if (word.back() == '*' || word.back() == '?') {
+      f.variadic = word.back();
+      word.remove_suffix(1);
+    }
+    f.param = word;
+    formals.push_back(f);
+  }
+  if (formals.empty()) return {};
+  std::unordered_map<std::string_view, std::pair<int32_t, size_t>> bound;  // param: elem, input
   for (size_t i = 0; i < node.inputs().size(); ++i) {
     const bool past_end = i >= formals.size();
-    const onnx::OpSchema::FormalParameter& formal = past_end ? formals.back() : formals[i];
-    if (past_end && formal.GetOption() != onnx::OpSchema::Variadic) break;
-    if (formal.GetOption() == onnx::OpSchema::Variadic && !formal.GetIsHomogeneous()) break;
-    const std::string& param = formal.GetTypeStr();
-    const bool is_param = std::any_of(params.begin(), params.end(),
-                                      [&](const auto& p) { return p.type_param_str == param; });
-    if (node.input(i) == kNoId || !is_param) continue;
+    const Formal& formal = past_end ? formals.back() : formals[i];
+    if (past_end && !formal.variadic) break;
+    if (formal.variadic == '?') break;
+    if (node.input(i) == kNoId || formal.param == ".") continue;
     const onnx::TypeProto_Tensor* t = tensorType(types.typeOf(node.input(i)));
     if (!t || t->elem_type() == 0) continue;
-    auto [it, first] = bound.emplace(param, std::make_pair(t->elem_type(), i));
+    auto [it, first] = bound.emplace(formal.param, std::make_pair(t->elem_type(), i));
     if (!first && it->second.first != t->elem_type())
       return "the rewrite would create " + describeNode(node) + " whose inputs " +
              std::to_string(it->second.second) + " and " + std::to_string(i) + " are " +
              elemName(it->second.first) + " and " + elemName(t->elem_type()) + ", where its type " +
-             param + " is one type";
+             std::string(formal.param) + " is one type";
   }
   return {};
 }

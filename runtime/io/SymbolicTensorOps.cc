@@ -40,6 +40,24 @@ void skipNormRule(const NodeView& n, std::vector<Facts>& out) {
   if (out.size() > 3) likeInput0(n, out[3]);
 }
 
+/// com.microsoft.EmbedLayerNormalization: output 0 (and the sum, output 2) [B, S, H] of the
+/// ids [B, S] and the word table [V, H], of the table's element type; mask_index (output 1)
+/// int32 [B].
+void embedLayerNormRule(const NodeView& n, std::vector<Facts>& out) {
+  const Dims* ids = n.shape(0);
+  const Dims* word = n.shape(2);
+  const bool sized = ids && ids->size() == 2 && word && word->size() == 2;
+  for (size_t o : {size_t{0}, size_t{2}}) {
+    if (o >= out.size()) continue;
+    out[o].elem = n.elem(2);
+    if (sized) out[o].shape = Dims{(*ids)[0], (*ids)[1], (*word)[1]};
+  }
+  if (out.size() > 1) {
+    out[1].elem = TensorProto::INT32;
+    if (ids && ids->size() == 2) out[1].shape = Dims{(*ids)[0]};
+  }
+}
+
 /// Dropout: the output, and the mask of the same shape (bool from opset 10, T before).
 void dropoutRule(const NodeView& n, std::vector<Facts>& out) {
   likeInput0(n, out[0]);
@@ -239,10 +257,42 @@ void like3dInput0WithLast(const NodeView& n, Facts& out, Sym last) {
   out.shape = Dims{(*q)[0], (*q)[1], std::move(last)};
 }
 
+/// `d` divided by `by` when both are known and it divides evenly, else unknown.
+Sym exactQuotient(const Sym& d, int64_t by) {
+  return d.isInt() && by > 0 && d.value % by == 0 ? Sym::of(d.value / by) : Sym::unknown();
+}
+
+/// A present key or value [B, N, P + L, H] of com.microsoft.MultiHeadAttention: `kv` is
+/// input 1 or 2 (key or value, [B, L, N * H] or heads [B, N, L, H]), `past` 6 or 7
+/// ([B, N, P, H], absent without a cache).
+void presentKeyOrValue(const NodeView& n, size_t kv, size_t past, Facts& out) {
+  const Dims* k = n.shape(kv);
+  if (!k || (k->size() != 3 && k->size() != 4)) return;
+  const Sym& length = (*k)[k->size() == 3 ? 1 : 2];
+  if (n.in(past)) {
+    const Dims* p = n.shape(past);
+    if (!p || p->size() != 4) return;
+    out.elem = n.elem(past);
+    out.shape = Dims{(*p)[0], (*p)[1], addSyms((*p)[2], length, 1), (*p)[3]};
+    return;
+  }
+  out.elem = n.elem(kv);
+  if (k->size() == 4) {
+    out.shape = *k;
+    return;
+  }
+  const std::optional<int64_t> heads = n.intAttr("num_heads");
+  if (!heads || *heads <= 0) return;
+  out.shape = Dims{(*k)[0], Sym::of(*heads), length, exactQuotient((*k)[2], *heads)};
+}
+
 /// com.microsoft.MultiHeadAttention: [B, S, v hidden] for a 3-D query, the value given as
-/// [B, L, Dv] or as heads [B, N, L, H] (then N * H).
+/// [B, L, Dv] or as heads [B, N, L, H] (then N * H); present_key and present_value
+/// (outputs 1, 2) per presentKeyOrValue.
 void multiHeadAttentionRule(const NodeView& n, std::vector<Facts>& out) {
   out[0].elem = n.elem(0);
+  for (size_t o : {size_t{1}, size_t{2}})
+    if (o < out.size() && n.in(o)) presentKeyOrValue(n, o, o + 5, out[o]);
   const Dims* v = n.shape(2);
   if (!v) return;
   if (v->size() == 3) like3dInput0WithLast(n, out[0], (*v)[2]);
@@ -268,6 +318,25 @@ void packedAttentionRule(const NodeView& n, std::vector<Facts>& out) {
   }
   if (!w) return;
   like3dInput0WithLast(n, out[0], hidden);
+  // present (output 1): [2, B, N, S, H], behind the past [2, B, N, P, H] when one is given.
+  const Dims* x = n.shape(0);
+  if (out.size() < 2 || !x || x->size() != 3) return;
+  if (n.in(4)) {
+    const Dims* past = n.shape(4);
+    if (!past || past->size() != 5) return;
+    out[1].elem = n.elem(4);
+    out[1].shape =
+        Dims{(*past)[0], (*past)[1], (*past)[2], addSyms((*past)[3], (*x)[1], 1), (*past)[4]};
+    return;
+  }
+  // Without a past, the head size is the value's (K and V alike in every model that has
+  // a present).
+  const std::optional<int64_t> heads = n.intAttr("num_heads");
+  const std::optional<std::vector<int64_t>> sizes = n.intsAttr("qkv_hidden_sizes");
+  if (sizes && (sizes->size() != 3 || (*sizes)[1] != (*sizes)[2])) return;
+  if (!heads || *heads <= 0 || !hidden.isInt()) return;
+  out[1].elem = n.elem(0);
+  out[1].shape = Dims{Sym::of(2), (*x)[0], Sym::of(*heads), (*x)[1], exactQuotient(hidden, *heads)};
 }
 
 /// com.microsoft.GroupQueryAttention with Q, K and V apart (as rules emit it): output 0 is
@@ -335,6 +404,7 @@ void addTensorOpRules(OpRules& rules) {
     rules[op] = normRule;
   rules["com.microsoft:SkipLayerNormalization"] = skipNormRule;
   rules["com.microsoft:SkipSimplifiedLayerNormalization"] = skipNormRule;
+  rules["com.microsoft:EmbedLayerNormalization"] = embedLayerNormRule;
   rules["Dropout"] = dropoutRule;
   for (const char* op :
        {"Pow", "Max", "Min", "Mod", "Sum", "Mean", "PRelu", "BitShift", "And", "Or", "Xor"})

@@ -430,6 +430,51 @@ g (float[B, S, 8] x, float[8] gamma, float[8] beta) => (float[B, S, 8] y) <int64
   EXPECT_NE(shapeOf(m, "packed"), "[B, S, 8]") << "packed QKV: the query is wider than the output";
 }
 
+// The caches a fused attention returns: the past with the new positions behind it, or the
+// new positions alone. Typed here, the rewrite's soundness check never needs ONNX's
+// inference functions (nor its schema registry) for them.
+TEST(SymbolicShapes, SizesThePresentOfFusedAttention) {
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 8, opset_import: ["" : 15, "com.microsoft" : 1]>
+g (float[B, S, 8] x, float[B, 2, P, 4] past_k, float[B, 2, P, 4] past_v, float[8, 24] w,
+   float[2, B, 2, P, 4] past) => (float[B, S, 8] y) {
+  a, pk, pv = com.microsoft.MultiHeadAttention <num_heads = 2> (x, x, x, , , , past_k, past_v)
+  b, nk, nv = com.microsoft.MultiHeadAttention <num_heads = 2> (x, x, x)
+  c, present = com.microsoft.Attention <num_heads = 2> (x, w, , , past)
+  d, fresh = com.microsoft.Attention <num_heads = 2> (x, w)
+  y = Identity(a)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "pk"), "[B, 2, ?, 4]");
+  EXPECT_EQ(shapeOf(m, "pv"), "[B, 2, ?, 4]");
+  EXPECT_EQ(shapeOf(m, "nk"), "[B, 2, S, 4]");
+  EXPECT_EQ(shapeOf(m, "nv"), "[B, 2, S, 4]");
+  EXPECT_EQ(shapeOf(m, "present"), "[2, B, 2, ?, 4]");
+  EXPECT_EQ(shapeOf(m, "fresh"), "[2, B, 2, S, 4]");
+  // P + S, one name for the key and the value cache alike.
+  auto dim = [&](const std::string& name, int i) {
+    for (const onnx::ValueInfoProto& v : m.graph().value_info())
+      if (v.name() == name) return v.type().tensor_type().shape().dim(i).dim_param();
+    return std::string("untyped");
+  };
+  EXPECT_EQ(dim("pk", 2), "unk__(P + S)");
+  EXPECT_EQ(dim("pv", 2), "unk__(P + S)");
+  EXPECT_EQ(dim("present", 3), "unk__(P + S)");
+}
+
+TEST(SymbolicShapes, SizesEmbedLayerNormalization) {
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 8, opset_import: ["" : 15, "com.microsoft" : 1]>
+g (int32[B, S] ids, float[30, 8] word, float[16, 8] pos, float[8] gamma, float[8] beta,
+   int32[B, S] mask) => (float[B, S, 8] y) {
+  y, mask_index, sum = com.microsoft.EmbedLayerNormalization (ids, , word, pos, , gamma, beta, mask)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "y"), "[B, S, 8]");
+  EXPECT_EQ(shapeOf(m, "sum"), "[B, S, 8]");
+  EXPECT_EQ(shapeOf(m, "mask_index"), "[B]");
+}
+
 TEST(SymbolicShapes, IgnoresShapeStartAndEndBeforeOpset15) {
   // Shape-13 has no start/end: an invalid node (ONNX Runtime refuses it). The pass types
   // its output int64 and claims no length, so nothing after it is sized either.
