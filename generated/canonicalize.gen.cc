@@ -67,7 +67,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   /// x
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
   /// add_zero 51:15, softmax_nan_guard 66:19, transpose_through_3d 104:19, transpose_pair 116:32,
-  /// gemm_of_flattened_rows 132:19)
+  /// gemm_of_flattened_rows 132:19, add_computed_zero 205:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -87,9 +87,31 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kZero, v) && k();
   }
 
+  /// z
+  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 205:18)
+  bool matchZ(ValueId v, gen::Next k) {
+    if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
+    return bind(Ids::kZ, v) && k();
+  }
+
+  /// y = Add(x, z)
+  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 205:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(Ids::kY)) return same(Ids::kY, v) && k();
+    if (!bind(Ids::kY, v)) return false;
+    const NodeId n = node(Ids::kY, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchZ(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchZ(in0, k); });
+  }
+
   /// _
   /// (rules/canonicalize.yaml: nan_guard_after_heads 86:19, gemm_of_flattened_rows 132:22,
-  /// reshape_to_own_shape 152:22)
+  /// reshape_to_own_shape 152:22, where_never_true 183:20, where_always_true 194:23)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
@@ -100,6 +122,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
+  }
+
+  /// c
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 133:23, where_never_true 183:17,
+  /// where_always_true 194:17)
+  bool matchC(ValueId v, gen::Next k) {
+    if (seen(Ids::kC)) return same(Ids::kC, v) && k();
+    return bind(Ids::kC, v) && k();
   }
 };
 
@@ -668,27 +698,7 @@ class AddZeroMatch : public CanonicalizeSharedMatch<AddZeroIds> {
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchX.
-
-  /// z  (rules/canonicalize.yaml:51:18)
-  bool matchZ(ValueId v, gen::Next k) {
-    if (seen(kZ)) return same(kZ, v) && k();
-    return bind(kZ, v) && k();
-  }
-
-  /// y = Add(x, z)  (rules/canonicalize.yaml:51:11)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kAdd);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchZ(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchZ(in0, k); });
-  }
+  // matchX, matchZ, matchY.
 
   // ---- Rewrite
 
@@ -1738,7 +1748,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchX, matchAny, matchS.
+  // matchX, matchAny, matchC, matchS.
 
   /// f = Reshape(x, _)  (rules/canonicalize.yaml:132:11)
   bool matchF(ValueId v, gen::Next k) {
@@ -1753,12 +1763,6 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   bool matchW(ValueId v, gen::Next k) {
     if (seen(kW)) return same(kW, v) && k();
     return bind(kW, v) && k();
-  }
-
-  /// c  (rules/canonicalize.yaml:133:23)
-  bool matchC(ValueId v, gen::Next k) {
-    if (seen(kC)) return same(kC, v) && k();
-    return bind(kC, v) && k();
   }
 
   /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:133:12)
@@ -2281,6 +2285,434 @@ class PresentRestackRule : public RewritePattern {
   mutable gen::Scratch scratch_;  // one attempt at a time
 };
 
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:179
+// where_never_true (priority 1002): Where(c, a, b) of a condition false everywhere by construction is b, b of the output's shape.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule where_never_true for the shared checks and messages.
+const gen::RuleSpec& specWhereNeverTrue() {
+  static const gen::RuleSpec spec = {
+    "where_never_true",
+    "rules/canonicalize.yaml:179:5",
+    3,  // root expr
+    // slots
+    {"c", "b", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: c
+      {"c", "rules/canonicalize.yaml:183:17", 0},
+      // 1: _
+      {"_", "rules/canonicalize.yaml:183:20"},
+      // 2: b
+      {"b", "rules/canonicalize.yaml:183:23", 1},
+      // 3: Where(c, _, b)
+      {"Where", "rules/canonicalize.yaml:183:11", 2, 3},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:185:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
+      "same_shape", gen::nativePredicate("same_shape")},
+     {Check::kNative, "rules/canonicalize.yaml:186:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
+      gen::nativePredicate("never_true")}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule where_never_true (indices into its RuleSpec's exprs).
+struct WhereNeverTrueIds {
+  enum : gen::ExprId {
+    kC = 0,
+    kAny = 1,
+    kB = 2,
+    kY = 3,
+  };
+};
+
+/// The search of rule where_never_true: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
+ public:
+  WhereNeverTrueMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<WhereNeverTrueIds>(specWhereNeverTrue(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotC = 0,
+    kSlotB = 1,
+    kSlotY = 2,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchC, matchAny.
+
+  /// b  (rules/canonicalize.yaml:183:23)
+  bool matchB(ValueId v, gen::Next k) {
+    if (seen(kB)) return same(kB, v) && k();
+    return bind(kB, v) && k();
+  }
+
+  /// y = Where(c, _, b)  (rules/canonicalize.yaml:183:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kWhere);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchC(input(n, 0), [&] {
+      return matchAny(input(n, 1), [&] {
+        return matchB(input(n, 2), k);
+      });
+    });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:187:5:
+  ///   y = b
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:188:11", "b")) return false;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotB,
+        "rules/canonicalize.yaml:187:5",
+        "rules/canonicalize.yaml:188:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotB);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}});
+  }
+};
+
+/// where_never_true as a RewritePattern.
+class WhereNeverTrueRule : public RewritePattern {
+ public:
+  WhereNeverTrueRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            1002,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:179:5",
+            {}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    WhereNeverTrueMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:190
+// where_always_true (priority 1001): Where(c, a, b) of a condition true everywhere by construction is a, a of the output's shape.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule where_always_true for the shared checks and messages.
+const gen::RuleSpec& specWhereAlwaysTrue() {
+  static const gen::RuleSpec spec = {
+    "where_always_true",
+    "rules/canonicalize.yaml:190:5",
+    3,  // root expr
+    // slots
+    {"c", "a", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: c
+      {"c", "rules/canonicalize.yaml:194:17", 0},
+      // 1: a
+      {"a", "rules/canonicalize.yaml:194:20", 1},
+      // 2: _
+      {"_", "rules/canonicalize.yaml:194:23"},
+      // 3: Where(c, a, _)
+      {"Where", "rules/canonicalize.yaml:194:11", 2, 3},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:196:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
+      "same_shape", gen::nativePredicate("same_shape")},
+     {Check::kNative, "rules/canonicalize.yaml:197:12", "c", gen::kNoSlot, {"c"}, {0},
+      "always_true", gen::nativePredicate("always_true")}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule where_always_true (indices into its RuleSpec's exprs).
+struct WhereAlwaysTrueIds {
+  enum : gen::ExprId {
+    kC = 0,
+    kA = 1,
+    kAny = 2,
+    kY = 3,
+  };
+};
+
+/// The search of rule where_always_true: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> {
+ public:
+  WhereAlwaysTrueMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<WhereAlwaysTrueIds>(specWhereAlwaysTrue(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotC = 0,
+    kSlotA = 1,
+    kSlotY = 2,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchC, matchAny.
+
+  /// a  (rules/canonicalize.yaml:194:20)
+  bool matchA(ValueId v, gen::Next k) {
+    if (seen(kA)) return same(kA, v) && k();
+    return bind(kA, v) && k();
+  }
+
+  /// y = Where(c, a, _)  (rules/canonicalize.yaml:194:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kWhere);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchC(input(n, 0), [&] {
+      return matchA(input(n, 1), [&] {
+        return matchAny(input(n, 2), k);
+      });
+    });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:198:5:
+  ///   y = a
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:199:11", "a")) return false;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotA,
+        "rules/canonicalize.yaml:198:5",
+        "rules/canonicalize.yaml:199:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}});
+  }
+};
+
+/// where_always_true as a RewritePattern.
+class WhereAlwaysTrueRule : public RewritePattern {
+ public:
+  WhereAlwaysTrueRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            1001,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:190:5",
+            {}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    WhereAlwaysTrueMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:201
+// add_computed_zero (priority 101): Add(x, z) (in either order) of z zero everywhere by construction is x, x of the output's shape.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule add_computed_zero for the shared checks and messages.
+const gen::RuleSpec& specAddComputedZero() {
+  static const gen::RuleSpec spec = {
+    "add_computed_zero",
+    "rules/canonicalize.yaml:201:5",
+    2,  // root expr
+    // slots
+    {"x", "z", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:205:15", 0},
+      // 1: z
+      {"z", "rules/canonicalize.yaml:205:18", 1},
+      // 2: Add(x, z)
+      {"Add", "rules/canonicalize.yaml:205:11", 2, 2},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:207:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+      "same_shape", gen::nativePredicate("same_shape")},
+     {Check::kNative, "rules/canonicalize.yaml:208:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
+      gen::nativePredicate("all_zero")}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule add_computed_zero (indices into its RuleSpec's exprs).
+struct AddComputedZeroIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kZ = 1,
+    kY = 2,
+  };
+};
+
+/// The search of rule add_computed_zero: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class AddComputedZeroMatch : public CanonicalizeSharedMatch<AddComputedZeroIds> {
+ public:
+  AddComputedZeroMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<AddComputedZeroIds>(specAddComputedZero(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotZ = 1,
+    kSlotY = 2,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX, matchZ, matchY.
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:209:5:
+  ///   y = x
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:210:11", "x")) return false;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/canonicalize.yaml:209:5",
+        "rules/canonicalize.yaml:210:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}});
+  }
+};
+
+/// add_computed_zero as a RewritePattern.
+class AddComputedZeroRule : public RewritePattern {
+ public:
+  AddComputedZeroRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            101,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:201:5",
+            {}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    AddComputedZeroMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
 }  // namespace
 
 void populateCanonicalize(RuleSet& rules) {
@@ -2295,6 +2727,9 @@ void populateCanonicalize(RuleSet& rules) {
   rules.add(std::make_unique<GemmOfFlattenedRowsRule>("gemm_of_flattened_rows", op::kReshape, 0));
   rules.add(std::make_unique<ReshapeToOwnShapeRule>("reshape_to_own_shape", op::kReshape, 0));
   rules.add(std::make_unique<PresentRestackRule>("present_restack", op::kConcat, 0));
+  rules.add(std::make_unique<WhereNeverTrueRule>("where_never_true", op::kWhere, 0));
+  rules.add(std::make_unique<WhereAlwaysTrueRule>("where_always_true", op::kWhere, 0));
+  rules.add(std::make_unique<AddComputedZeroRule>("add_computed_zero", op::kAdd, 0));
 }
 
 }  // namespace onnx_rewrite

@@ -26,5 +26,6 @@ NativeFamily attentionNatives();  // AttentionNatives.cc
 NativeFamily rotaryNatives();     // RotaryNatives.cc
 NativeFamily geluNatives();       // GeluNatives.cc
 NativeFamily embedNatives();      // EmbedNatives.cc
+NativeFamily canonicalNatives();  // CanonicalNatives.cc
 
 }  // namespace onnx_rewrite

@@ -226,7 +226,7 @@ class Registry {
                      "1-D tensor of ones as long as x's static last dim, of x's element type "
                      "(float, double, float16, bfloat16)"});
     for (NativeFamily family :
-         {attentionNatives(), rotaryNatives(), geluNatives(), embedNatives()}) {
+         {attentionNatives(), rotaryNatives(), geluNatives(), embedNatives(), canonicalNatives()}) {
       for (auto& entry : family.predicates) add(predicates, std::move(entry));
       for (auto& entry : family.attribute_helpers) add(attribute_helpers, std::move(entry));
       for (auto& entry : family.tensor_helpers) add(tensor_helpers, std::move(entry));

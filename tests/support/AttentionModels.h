@@ -76,6 +76,11 @@ struct AttentionSpec {
   // Unsqueeze's axis (2: the keys).
   std::string padding_one = "1.0";
   std::string padding_axis = "2";
+  /// kDistilBert and kPadding: no mask input; the model builds its mask from ones of x's
+  /// [B, S] (transformers' `torch.ones(input_shape)` when no attention_mask is given):
+  /// ConstantOfShape(Shape(x)[0:2], 1.0) as TorchScript writes it, or `ones_value` there.
+  bool mask_ones = false;
+  std::string ones_value = "1.0";
   /// DistilBERT scales q (q / sqrt(H)) before the product and splits heads with
   /// view(bs, -1, n_heads, dim): a -1 in the split shapes.
   bool scale_q_first = false;
@@ -265,8 +270,19 @@ inline std::string attentionModel(const AttentionSpec& s) {
     body += "w = Where(causal, sc, fill)\n";
     last = "w";
   }
+  // The mask of ones a model builds when no attention_mask is given.
+  auto onesMask = [&](const std::string& name) {
+    init("int64[1] ones_start = {0}");
+    init("int64[1] ones_end = {2}");
+    body += "ones_shape = Slice(x_shape_all, ones_start, ones_end)\n";
+    body = "x_shape_all = Shape(x)\n" + body;
+    body += name + " = ConstantOfShape <value = float[1] {" + s.ones_value + "}> (ones_shape)\n";
+  };
   if (s.mask == S::Mask::kDistilBert) {
-    inputs += ", float[B, S] mask";
+    if (s.mask_ones)
+      onesMask("mask");
+    else
+      inputs += ", float[B, S] mask";
     init("float f_zero = {0.0}");
     init("float fill = {" + s.fill + "}");
     init("int64[4] mask_shape = {0, 1, 1, -1}");
@@ -277,8 +293,11 @@ inline std::string attentionModel(const AttentionSpec& s) {
   }
   if (s.mask == S::Mask::kPadding) {
     const bool cast = s.padding_cast != S::PaddingCast::kNone;
-    inputs += ", " + (cast ? s.padding_type : std::string("float")) + "[" + s.padding_shape +
-              "] attention_mask";
+    if (s.mask_ones)
+      onesMask("attention_mask");
+    else
+      inputs += ", " + (cast ? s.padding_type : std::string("float")) + "[" + s.padding_shape +
+                "] attention_mask";
     init("float pad_one = {" + s.padding_one + "}");
     init("float fill = {" + s.fill + "}");
     std::string m = "attention_mask";

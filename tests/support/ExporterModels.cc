@@ -50,6 +50,17 @@ onnx::AttributeProto attrInts(const std::string& name, const Ints& v) {
   return a;
 }
 
+/// A one-element float tensor attribute (ConstantOfShape's value).
+onnx::AttributeProto attrFloatTensor(const std::string& name, float v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::TENSOR);
+  a.mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  a.mutable_t()->add_dims(1);
+  a.mutable_t()->add_float_data(v);
+  return a;
+}
+
 /// splitmix64: the same weights on every platform for a seed (std distributions are not).
 class Random {
  public:
@@ -443,9 +454,19 @@ class ModelWriter {
                              b_.scalar(-std::numeric_limits<float>::infinity()), zero});
   }
 
-  /// (1.0 - mask[:, None, None, :].float()) * finfo.min, computed once for all layers.
+  /// (1.0 - mask[:, None, None, :].float()) * finfo.min, computed once for all layers. bert
+  /// and t5 without padding_mask: the model called without attention_mask makes its own of
+  /// ones, torch.ones(batch, seq): ConstantOfShape of 1.0 (TorchScript) or torchlib's
+  /// Expand(1.0, shape) (dynamo).
   std::string paddingMask() {
-    std::string m = unsqueeze(unsqueeze("attention_mask", {1}), {2});
+    std::string am = "attention_mask";
+    if (!s_.padding_mask) {
+      const std::string from = s_.embeddings ? "input_ids" : "hidden_states";
+      std::string shape = concat({dim(from, 0), dim(from, 1)});
+      am = ts_ ? b_.node("ConstantOfShape", {shape}, {attrFloatTensor("value", 1.0f)})
+               : b_.node("Expand", {b_.scalar(1.0f), shape});
+    }
+    std::string m = unsqueeze(unsqueeze(am, {1}), {2});
     std::string mf = b_.node("Cast", {m}, {attrInt("to", 1)});
     return b_.node("Mul", {b_.node("Sub", {b_.scalar(1.0f), mf}), b_.scalar(kFloatMin)});
   }
@@ -1165,8 +1186,11 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument("gpt2 with past is built as TorchScript's eager attention");
   if (s.one_token && (!s.past || s.merged))
     throw std::invalid_argument("one_token is a decoding step with past, not merged");
-  if (!s.padding_mask && (s.family != ModelFamily::kGpt2 || *s.causal_mask != CausalMask::kWhere))
-    throw std::invalid_argument("only gpt2's per-layer causal Where goes without a padding mask");
+  if (!s.padding_mask && (s.family == ModelFamily::kGpt2
+                              ? *s.causal_mask != CausalMask::kWhere
+                              : s.family != ModelFamily::kBert && s.family != ModelFamily::kT5))
+    throw std::invalid_argument(
+        "only gpt2's per-layer causal Where, bert and t5 go without a padding mask");
   if (s.stacked_past && (!s.past || s.merged || s.family != ModelFamily::kGpt2))
     throw std::invalid_argument("stacked_past is GPT-2's cache with past (optimum merges HF's)");
   if (cache && *s.causal_mask == CausalMask::kSdpa)
@@ -1382,10 +1406,9 @@ std::string oracleIntRanges(const ExporterModelSpec& spec, std::optional<bool> u
            (use_cache ? std::string(" --int-range use_cache_branch=") + (*use_cache ? "1:2" : "0:1")
                       : "");
   }
-  if (!s.padding_mask) return "";  // gpt2 from hidden_states alone
   if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
       s.family == ModelFamily::kT5) {
-    std::string ranges = "--int-range attention_mask=0:2";
+    std::string ranges = s.padding_mask ? "--int-range attention_mask=0:2" : "";
     if (s.embeddings) ranges += " --int-range input_ids=0:" + std::to_string(s.vocab);
     if (s.embeddings && s.family == ModelFamily::kBert) ranges += " --int-range token_type_ids=0:2";
     return ranges;

@@ -114,7 +114,9 @@ struct ExporterModelSpec {
   /// transformers 2.x-3.x feed the cache.
   bool stacked_past = false;
   /// gpt2 with the kWhere causal mask: false drops the attention_mask input and its
-  /// additive (1 - mask) * finfo.min, as PyTorch 1.6's GPT-2 decoding graph has none.
+  /// additive (1 - mask) * finfo.min, as PyTorch 1.6's GPT-2 decoding graph has none. bert
+  /// and t5: false drops the input, and the model builds its mask from ones (exported
+  /// without attention_mask: transformers' torch.ones(batch, seq)).
   bool padding_mask = true;
   /// With past: the step is exported for one new token, a static sequence length of 1
   /// (hidden_states [batch, 1, hidden], position_ids [batch, 1]).

@@ -756,6 +756,67 @@ TEST(PackedAttentionRule, DoesNotFuseADistilBertMaskThatFillsZeros) {
                   "attention");
 }
 
+// Exported without attention_mask, DistilBERT builds its mask from ones of the input's shape:
+// mask == 0 is false everywhere, the masked_fill fills nothing, and the attention has no mask.
+// Even a fill of 0 (ONNX Runtime's own DistilBERT test) is never chosen.
+TEST(PackedAttentionRule, FusesDistilBertWithoutAMaskInputAsUnmasked) {
+  const std::string finfo_min =
+      attentionModel(distilBert([](AttentionSpec& s) { s.mask_ones = true; }));
+  const std::string zero_fill = attentionModel(distilBert([](AttentionSpec& s) {
+    s.mask_ones = true;
+    s.fill = "0.0";
+  }));
+  for (const std::string& text : {finfo_min, zero_fill}) {
+    onnx::ModelProto model;
+    const Ops ops = fuse(text, &model);
+    EXPECT_EQ(ops.back(), "com.microsoft::Attention");
+    for (const char* gone : {"Where", "Equal", "ConstantOfShape"})
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), gone), 0) << gone;
+    const onnx::NodeProto& attention = model.graph().node(model.graph().node_size() - 1);
+    EXPECT_LE(attention.input_size(), 3) << "no mask_index";
+    expectSameInOrt(text);
+  }
+}
+
+TEST(PackedAttentionRule, KeepsTheMaskOfOnesThatAreNotOne) {
+  // ConstantOfShape of 0: mask == 0 everywhere, every key filled; the fill stays a mask.
+  const std::string text = attentionModel(distilBert([](AttentionSpec& s) {
+    s.mask_ones = true;
+    s.ones_value = "0.0";
+  }));
+  const Ops ops = fuse(text);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "ConstantOfShape"), 1)
+      << ::testing::PrintToString(ops);
+  expectSameInOrt(text);
+}
+
+// BERT without attention_mask: (1 - ones) * finfo.min is zero everywhere, and so is the Add.
+TEST(PackedAttentionRule, FusesBertWithoutAMaskInputAsUnmasked) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.mask = Mask::kPadding;
+    s.mask_ones = true;
+  }));
+  onnx::ModelProto model;
+  const Ops ops = fuse(text, &model);
+  EXPECT_EQ(ops.back(), "com.microsoft::Attention");
+  for (const char* gone : {"Sub", "Mul", "ConstantOfShape"})
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), gone), 0) << gone;
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, KeepsTheMaskOfOnesSubtractedFromTwo) {
+  // (2 - ones) * finfo.min is finfo.min everywhere: a mask, not a zero.
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.mask = Mask::kPadding;
+    s.mask_ones = true;
+    s.padding_one = "2.0";
+  }));
+  const Ops ops = fuse(text);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "ConstantOfShape"), 1)
+      << ::testing::PrintToString(ops);
+  expectSameInOrt(text);
+}
+
 TEST(PackedAttentionRule, DoesNotFuseASplitWithTwoDimsLeftOpen) {
   // [0, -1, 2, -1]: nothing forces the heads' count and size apart.
   expectUnchanged(attentionModel(distilBert([](AttentionSpec& s) { s.q_shape = "0, -1, 2, -1"; })),

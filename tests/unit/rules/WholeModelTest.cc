@@ -146,6 +146,20 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.opset = 11; }));
   cases.push_back(makeCase(ModelFamily::kT5, Exporter::kDynamo, "_embeddings",
                            [](ExporterModelSpec& s) { s.embeddings = true; }));
+  // Exported without attention_mask: the model builds its mask from ones, a zero once
+  // (1 - ones) * finfo.min, which canonicalization drops (BERT's attention then has no
+  // mask); T5's zero widens its position bias to the batch, so that Add stays.
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_no_mask_input",
+                           [](ExporterModelSpec& s) { s.padding_mask = false; }));
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kDynamo, "_no_mask_input",
+                           [](ExporterModelSpec& s) { s.padding_mask = false; }));
+  cases.push_back(
+      makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_no_mask_input_embeddings",
+               [](ExporterModelSpec& s) { s.padding_mask = false, s.embeddings = true; }));
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_opset11_no_mask_input",
+                           [](ExporterModelSpec& s) { s.padding_mask = false, s.opset = 11; }));
+  cases.push_back(makeCase(ModelFamily::kT5, Exporter::kTorchScript, "_no_mask_input",
+                           [](ExporterModelSpec& s) { s.padding_mask = false; }));
   // torch 2.4's dynamo export without its optimizer: Identity nodes everywhere (one reads
   // RMSNorm's Reciprocal), literals as Constant nodes. It must fuse as the optimized one.
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_unoptimized",
@@ -713,6 +727,18 @@ TEST_P(WholeModel, FusesTheEmbeddingsIntoEmbedLayerNormalization) {
 TEST_P(WholeModel, KeepsNoIdentity) {
   const auto ops = fused();
   EXPECT_EQ(count(ops, {"Identity"}), 0) << summary(ops);
+}
+
+// BERT exported without attention_mask: the mask it builds from ones is zero everywhere and
+// goes with its Add; nothing of it stays beside the fused attention. From input_ids the
+// exporter's value_info loses seq past the position_ids slice (an unk__ dim): the Add of
+// the zero cannot be proven not to widen the scores, so it stays, and the attention fuses
+// with it.
+TEST_P(WholeModel, DropsTheMaskOfOnesItBuildsWithoutAMaskInput) {
+  if (spec().padding_mask || spec().family != ModelFamily::kBert || spec().embeddings)
+    GTEST_SKIP() << "not BERT from hidden states without attention_mask";
+  const auto ops = fused();
+  EXPECT_EQ(count(ops, {"ConstantOfShape", "Expand", "Sub", "Mul"}), 0) << summary(ops);
 }
 
 TEST_P(WholeModel, FusesEveryGelu) {

@@ -1,0 +1,227 @@
+//===- CanonicalNatives.cc - what canonicalization proves of a value ------===//
+//
+// A model exported without its attention_mask input still builds the mask, from ones of
+// the input's shape (transformers' `torch.ones(input_shape)`): a ConstantOfShape or an
+// Expand of 1.0, then the mask arithmetic of the model: (1 - mask) * finfo.min, a zero
+// everywhere; or masked_fill(mask == 0, ...), which fills nothing. The attention rules
+// cannot tell such a mask from a real one, and a fused op would carry a mask that does
+// nothing (ONNX Runtime's own tests build DistilBERT over a constant mask of ones).
+// uniformValue follows a value back through constants, ConstantOfShape, the ops that only
+// move or repeat elements, and elementwise arithmetic and comparisons of such values, to
+// the one value every element has, rounded as the model's element type rounds it; the
+// canonicalization rules then drop the Where that never chooses and the Add of a zero.
+//
+//===----------------------------------------------------------------------===//
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "runtime/graph/ModelError.h"
+#include "runtime/graph/TensorData.h"
+#include "runtime/match/MatchSupport.h"
+#include "runtime/match/NativeFamilies.h"
+#include "runtime/match/Params.h"
+
+namespace onnx_rewrite {
+namespace {
+
+using onnx::TensorProto;
+
+/// Constants larger than this are not read to see whether they are uniform.
+constexpr int64_t kMaxUniformElements = 1 << 16;
+constexpr int kMaxDepth = 24;
+
+/// `x` as an element of type `elem` holds it, when that is exact enough to reason with:
+/// float rounds to nearest (and overflows to infinity), double is x, integers and bool must
+/// hold x exactly, float16 only its small integers. Nullopt otherwise.
+std::optional<double> roundTo(int32_t elem, double x) {
+  if (std::isnan(x)) return std::nullopt;
+  switch (elem) {
+    case TensorProto::DOUBLE:
+      return x;
+    case TensorProto::FLOAT:
+      if (std::fabs(x) >= 3.4028235677973366e38) return std::copysign(INFINITY, x);
+      return static_cast<double>(static_cast<float>(x));
+    case TensorProto::FLOAT16:
+      if (x == std::trunc(x) && std::fabs(x) <= 2048) return x;
+      return std::nullopt;
+    case TensorProto::BOOL:
+      if (x == 0 || x == 1) return x;
+      return std::nullopt;
+    case TensorProto::INT64:
+    case TensorProto::INT32:
+    case TensorProto::INT16:
+    case TensorProto::INT8:
+    case TensorProto::UINT8:
+      if (x == std::trunc(x) && std::fabs(x) <= 2147483647.0) return x;
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+/// The value every element of constant tensor `t` has (its bytes all alike), else nullopt.
+std::optional<double> uniformTensor(Model& model, const TensorProto& t) {
+  const size_t element = elementSize(t.data_type());
+  int64_t count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || d > kMaxUniformElements) return std::nullopt;
+    count *= d;
+  }
+  if (element == 0 || count == 0 || count > kMaxUniformElements) return std::nullopt;
+  try {
+    const TensorBytes bytes = model.readTensorData(t, static_cast<uint64_t>(count) * element);
+    for (int64_t i = 1; i < count; ++i)
+      if (std::memcmp(bytes.bytes.data(), bytes.bytes.data() + i * element, element) != 0)
+        return std::nullopt;
+    return roundTo(t.data_type(), elementAsDouble(bytes, 0));
+  } catch (const ModelError&) {
+    return std::nullopt;  // unreadable: nothing proven
+  }
+}
+
+std::optional<double> uniformValue(const MatchContext& ctx, ValueId v, int depth);
+
+std::optional<double> arithmetic(const std::string& op, double a, double b) {
+  if (op == "Add") return a + b;
+  if (op == "Sub") return a - b;
+  if (op == "Mul") return a * b;
+  if (op == "Div") return b == 0 ? std::nullopt : std::optional<double>(a / b);
+  if (op == "Equal") return a == b;
+  if (op == "Less") return a < b;
+  if (op == "LessOrEqual") return a <= b;
+  if (op == "Greater") return a > b;
+  if (op == "GreaterOrEqual") return a >= b;
+  if (op == "And") return (a != 0) && (b != 0);
+  if (op == "Or") return (a != 0) || (b != 0);
+  if (op == "Xor") return (a != 0) != (b != 0);
+  return std::nullopt;
+}
+
+/// What `n`'s output `out` holds everywhere, by its op.
+std::optional<double> uniformOutput(const MatchContext& ctx, const Node& n, ValueId out,
+                                    int depth) {
+  const std::string& op = n.opType();
+  auto input = [&](size_t i) -> std::optional<double> {
+    if (i >= n.inputs().size()) return std::nullopt;
+    return uniformValue(ctx, n.input(i), depth + 1);
+  };
+  const int32_t elem = valueElemType(ctx.graph, out);
+  if (op == "ConstantOfShape") {
+    const onnx::AttributeProto* value = n.attribute("value");
+    if (!value) return 0.0;  // float 0 by default
+    if (!value->has_t()) return std::nullopt;
+    return uniformTensor(ctx.model, value->t());
+  }
+  // Ops that only move, pick or repeat elements (their other inputs are shapes, axes or
+  // indices; on inputs they reject the model fails as well).
+  if (op == "Identity" || op == "Reshape" || op == "Expand" || op == "Unsqueeze" ||
+      op == "Squeeze" || op == "Flatten" || op == "Transpose" || op == "Slice" || op == "Tile" ||
+      op == "Gather")
+    return input(0);
+  if (op == "Concat") {
+    std::optional<double> all;
+    for (size_t i = 0; i < n.inputs().size(); ++i) {
+      const std::optional<double> x = input(i);
+      if (!x || (all && *all != *x)) return std::nullopt;
+      all = x;
+    }
+    return all;
+  }
+  if (op == "Where") {
+    if (const std::optional<double> c = input(0)) return *c != 0 ? input(1) : input(2);
+    const std::optional<double> a = input(1), b = input(2);
+    if (a && b && *a == *b) return a;
+    return std::nullopt;
+  }
+  if (op == "Cast") {
+    const std::optional<double> x = input(0);
+    if (!x) return std::nullopt;
+    const onnx::AttributeProto* to = n.attribute("to");
+    if (!to) return std::nullopt;
+    const int32_t target = static_cast<int32_t>(to->i());
+    if (target == TensorProto::BOOL) return *x != 0 ? 1.0 : 0.0;
+    // Float to integer truncates toward zero.
+    const bool integral = target != TensorProto::FLOAT && target != TensorProto::DOUBLE &&
+                          target != TensorProto::FLOAT16;
+    return roundTo(target, integral ? std::trunc(*x) : *x);
+  }
+  if (op == "Not") {
+    const std::optional<double> x = input(0);
+    if (!x) return std::nullopt;
+    return *x != 0 ? 0.0 : 1.0;
+  }
+  if (op == "Neg") {
+    const std::optional<double> x = input(0);
+    if (!x) return std::nullopt;
+    return roundTo(elem, -*x);
+  }
+  if (n.inputs().size() != 2) return std::nullopt;
+  const std::optional<double> a = input(0);
+  if (!a) return std::nullopt;
+  const std::optional<double> b = input(1);
+  if (!b) return std::nullopt;
+  const bool integer_div = op == "Div" && elem != TensorProto::FLOAT &&
+                           elem != TensorProto::DOUBLE && elem != TensorProto::FLOAT16;
+  const std::optional<double> r = arithmetic(op, *a, *b);
+  if (!r || (integer_div && *r != std::trunc(*r))) return std::nullopt;
+  const bool logical = op != "Add" && op != "Sub" && op != "Mul" && op != "Div";
+  return logical ? r : roundTo(elem, *r);
+}
+
+std::optional<double> uniformValue(const MatchContext& ctx, ValueId v, int depth) {
+  if (v == kNoId || depth > kMaxDepth) return std::nullopt;
+  if (const TensorProto* t = constantTensor(ctx.graph, v)) return uniformTensor(ctx.model, *t);
+  const Node* n = ctx.graph.producerOf(v);
+  if (!n || !n->live() || !n->domain().empty()) return std::nullopt;
+  return uniformOutput(ctx, *n, v, depth);
+}
+
+/// never_true(c): every element of c is false (0), by construction.
+bool neverTrue(const MatchContext& ctx, ValueArgs args) {
+  const std::optional<double> c = uniformValue(ctx, args[0], 0);
+  return c && *c == 0;
+}
+
+/// always_true(c): every element of c is true (nonzero), by construction.
+bool alwaysTrue(const MatchContext& ctx, ValueArgs args) {
+  const std::optional<double> c = uniformValue(ctx, args[0], 0);
+  return c && *c != 0;
+}
+
+/// all_zero(z): every element of z is 0 (or -0), by construction.
+bool allZero(const MatchContext& ctx, ValueArgs args) {
+  const std::optional<double> z = uniformValue(ctx, args[0], 0);
+  return z && *z == 0;
+}
+
+/// same_shape(a, b): a and b have one known rank and every dim alike (see sameDim).
+bool sameShape(const MatchContext& ctx, ValueArgs args) {
+  const onnx::TensorShapeProto* a = valueShape(ctx.graph, args[0]);
+  const onnx::TensorShapeProto* b = valueShape(ctx.graph, args[1]);
+  if (!a || !b || a->dim_size() != b->dim_size()) return false;
+  for (int i = 0; i < a->dim_size(); ++i)
+    if (!sameDim(ctx.graph, args[0], i, args[1], i)) return false;
+  return true;
+}
+
+}  // namespace
+
+NativeFamily canonicalNatives() {
+  NativeFamily f;
+  f.predicates = {
+      {"never_true", 1, &neverTrue,
+       "c is false everywhere by construction: constants, ConstantOfShape, element moves "
+       "(Reshape, Expand, Unsqueeze, Slice, ...) and elementwise arithmetic, comparisons and "
+       "casts of such values"},
+      {"always_true", 1, &alwaysTrue, "c is true everywhere by construction (see never_true)"},
+      {"all_zero", 1, &allZero, "z is 0 everywhere by construction (see never_true)"},
+      {"same_shape", 2, &sameShape,
+       "a and b have the same known rank and every dim alike: equal static sizes or one "
+       "symbol"},
+  };
+  return f;
+}
+
+}  // namespace onnx_rewrite
