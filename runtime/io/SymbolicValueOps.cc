@@ -372,6 +372,16 @@ void castRule(const NodeView& n, std::vector<Facts>& out) {
   setValue(out[0], static_cast<int32_t>(*to), *n.shape(0), *v);
 }
 
+/// k * a for a linear form a; unknown on overflow.
+Sym scaleSym(const Sym& a, int64_t k) {
+  if (k == 0) return Sym::of(0);
+  Sym r = a;
+  if (__builtin_mul_overflow(a.value, k, &r.value)) return Sym::unknown();
+  for (auto& term : r.terms)
+    if (__builtin_mul_overflow(term.second, k, &term.second)) return Sym::unknown();
+  return r;
+}
+
 /// Integer arithmetic on two elements, or unknown. Identities hold for symbols too, and a
 /// symbol plus or minus an int keeps the offset (S + 1 - S = 1).
 Sym arith(const std::string& op, const Sym& a, const Sym& b) {
@@ -389,8 +399,9 @@ Sym arith(const std::string& op, const Sym& a, const Sym& b) {
   }
   if (op == "Add") return addSyms(a, b, 1);
   if (op == "Sub") return addSyms(a, b, -1);
-  if (op == "Mul" && b.isInt(1)) return a;
-  if (op == "Mul" && a.isInt(1)) return b;
+  // A linear form times an int (a batch of heads: B * N) is one too.
+  if (op == "Mul" && b.isInt() && a.known()) return scaleSym(a, b.value);
+  if (op == "Mul" && a.isInt() && b.known()) return scaleSym(b, a.value);
   if (op == "Div" && b.isInt(1)) return a;
   return Sym::unknown();
 }
@@ -563,6 +574,11 @@ std::optional<Product> productOf(const Dims& dims) {
     if (d.isInt()) {
       if (d.value < 0 || __builtin_mul_overflow(p.coefficient, d.value, &p.coefficient))
         return std::nullopt;
+    } else if (d.isSymbol() && d.value == 0 && d.terms.size() == 1 && d.terms[0].second > 1) {
+      // c*X (a batch of heads, B*N with N static) is the factor X, c times.
+      if (__builtin_mul_overflow(p.coefficient, d.terms[0].second, &p.coefficient))
+        return std::nullopt;
+      p.factors.push_back(Sym::symbol(d.terms[0].first));
     } else if (d.isSymbol()) {
       p.factors.push_back(d);
     } else {

@@ -711,6 +711,32 @@ bool swapsLastTwoThrough3d(const MatchContext& ctx, ValueArgs args) {
          sameDim(g, y, 1, x, 1) && sameDim(g, y, 2, x, 3) && sameDim(g, y, 3, x, 2);
 }
 
+/// unbatches_heads(y, q3, q4, k3, k4, v3, v4): the 3-D attention y = Reshape(MatMul(
+/// Softmax(MatMul(q3, k3^T)), v3)) on heads merged into the batch (torch.bmm, as BART,
+/// Whisper and CLIP attention compute it: X3 = Reshape(X4) of heads X4 [B, N, L, H] to
+/// [B*N, L, H]) is the 4-D attention on q4, k4, v4: each X3 keeps its X4's last two dims
+/// (so its first is B*N, elements being counted), k4 and v4 have q4's B and N (so the
+/// batches pair up), and y splits the batch back into q4's B and N, its last two dims the
+/// 3-D result's [S, Hv].
+bool unbatchesHeads(const MatchContext& ctx, ValueArgs args) {
+  const Graph& g = ctx.graph;
+  const ValueId y = args[0], q4 = args[2];
+  auto rank = [&](ValueId v) {
+    const auto dims = staticShape(g, v);
+    return dims ? static_cast<int>(dims->size()) : -1;
+  };
+  if (rank(y) != 4) return false;
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    const ValueId x3 = args[i], x4 = args[i + 1];
+    if (rank(x3) != 3 || rank(x4) != 4) return false;
+    if (!sameDim(g, x3, 1, x4, 2) || !sameDim(g, x3, 2, x4, 3)) return false;
+    if (!sameDim(g, x4, 0, q4, 0) || !sameDim(g, x4, 1, q4, 1)) return false;
+  }
+  const ValueId v4 = args[6];
+  return sameDim(g, y, 0, q4, 0) && sameDim(g, y, 1, q4, 1) && sameDim(g, y, 2, q4, 2) &&
+         sameDim(g, y, 3, v4, 3);
+}
+
 std::optional<onnx::AttributeProto> floatAttribute(double value) {
   if (!std::isfinite(value) || value <= 0) return std::nullopt;
   onnx::AttributeProto a;
@@ -955,6 +981,10 @@ NativeFamily attentionNatives() {
       {"causal_buffer", 1, &causalBuffer,
        "t is a constant [1, .., 1, R, R] whose element (i, j) is nonzero exactly when j <= i "
        "(torch.tril(ones))"},
+      {"unbatches_heads", 7, &unbatchesHeads,
+       "y = Reshape(3-D attention on q3, k3, v3) is the 4-D attention on q4, k4, v4 [B, N, "
+       "L, H]: each X3 = Reshape(X4) merges B and N (its last two dims X4's), k4 and v4 have "
+       "q4's B and N, and y is [B, N, S, Hv] (q4's B, N, S and v4's Hv)"},
       {"swaps_last_two_through_3d", 3, &swapsLastTwoThrough3d,
        "y = Reshape(Transpose(r, [0, 2, 1])) of r = Reshape(x): x [a, b, c, d], r [a*b, c, "
        "d], y [a, b, d, c], which is x with its last two axes swapped"},

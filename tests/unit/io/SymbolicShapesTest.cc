@@ -91,6 +91,36 @@ g (int64[batch, seq] ids) => (float[batch, seq, 4] y)
   EXPECT_EQ(shapeOf(m, "y"), "[batch, seq, 4]");
 }
 
+TEST(SymbolicShapes, SizesHeadsMergedIntoTheBatch) {
+  // BART's and CLIP's eager attention: view(B * N, -1, H) of the heads [B, N, S, H]. B * 2
+  // is a linear form, and -1 is what it leaves of the element count: S.
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[B, 2, S, 4] h) => (float[B, 2, S, 4] y) <int64 i0 = {0}, int64 two = {2},
+ int64[1] minus_one = {-1}, int64[1] four = {4}, int64[1] ax0 = {0}> {
+  s = Shape(h)
+  b = Gather <axis = 0> (s, i0)
+  bn = Mul(b, two)
+  nb = Mul(two, b)
+  bn1 = Unsqueeze(bn, ax0)
+  target = Concat <axis = 0> (bn1, minus_one, four)
+  r = Reshape(h, target)
+  nb1 = Unsqueeze(nb, ax0)
+  z = ConstantOfShape(nb1)
+  y = Identity(h)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "r"), "[?, S, 4]") << "2*B is unsized; -1 is S";
+  EXPECT_EQ(shapeOf(m, "z"), "[?]");
+  auto dim0 = [&](const std::string& name) {
+    for (const onnx::ValueInfoProto& v : m.graph().value_info())
+      if (v.name() == name) return v.type().tensor_type().shape().dim(0).dim_param();
+    return std::string("untyped");
+  };
+  EXPECT_EQ(dim0("r"), "unk__(2*B)");
+  EXPECT_EQ(dim0("z"), "unk__(2*B)") << "B * 2 is 2 * B";
+}
+
 TEST(SymbolicShapes, SizesTorchReshapeGemmReshape) {
   // x.view(-1, x.size(-1)) @ W + b, then .view(x.size(0), x.size(1), 12); Split in three.
   const onnx::ModelProto m = inferred(R"(

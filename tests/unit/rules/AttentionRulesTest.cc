@@ -832,6 +832,92 @@ TEST(MultiHeadAttentionRule, DoesNotFuseAMaskedFillThatSoftmaxDoesNotZero) {
                   "attention");
 }
 
+// ---- heads merged into the batch (BART, Whisper, CLIP eager) ---------------------------
+
+/// BART's, Whisper's and CLIP's eager attention (transformers < 4.48) as TorchScript exports
+/// it: q = q_proj(x) * scale, each of Q, K, V viewed [B, S, N, H], transposed, viewed
+/// [B*N, -1, H]; torch.bmm(q, k.transpose(1, 2)), softmax, bmm with v, viewed [B, N, S, H],
+/// transposed and reshaped to [B, S, D]. `dynamic`: B and S read from x's shape (B*N a Mul);
+/// else constant shapes (B = 3, S = 5; B is not N, so the order of a split shows). `split` is the
+/// view back of the batch.
+std::string batchedHeadsModel(bool dynamic, const std::string& split = "bsz1, cN, tgt1, cH") {
+  std::string inits, body;
+  auto init = [&](const std::string& text) { inits += (inits.empty() ? "" : ", ") + text; };
+  int seed = 1;
+  for (const char* p : {"q", "k", "v", "o"}) {
+    init("float[8, 8] w" + std::string(p) + " = " + testing::attentionWeights(8, 8, seed));
+    init("float[8] b" + std::string(p) + " = " + testing::attentionWeights(1, 8, seed + 10));
+    ++seed;
+  }
+  init("float scale = {0.5}");
+  init("int64[1] cN = {2}, int64[1] cH = {4}, int64[1] cm1 = {-1}, int64[1] cD = {8}");
+  for (const char* p : {"q", "k", "v"})
+    body += std::string(p) + "_mm = MatMul(x, w" + p + ")\n" + p + "_lin = Add(" + p + "_mm, b" +
+            p + ")\n";
+  body += "q_s = Mul(q_lin, scale)\n";
+  if (dynamic) {
+    init("int64 i0 = {0}, int64 i1 = {1}, int64[1] ax0 = {0}, int64 nN = {2}");
+    body +=
+        "xs = Shape(x)\nbsz = Gather <axis = 0> (xs, i0)\ntgt = Gather <axis = 0> (xs, i1)\n"
+        "bsz1 = Unsqueeze(bsz, ax0)\ntgt1 = Unsqueeze(tgt, ax0)\nbn = Mul(bsz, nN)\n"
+        "bn1 = Unsqueeze(bn, ax0)\n";
+  } else {
+    init("int64[1] bsz1 = {3}, int64[1] tgt1 = {5}, int64[1] bn1 = {6}");
+  }
+  body +=
+      "shape4 = Concat <axis = 0> (bsz1, tgt1, cN, cH)\n"
+      "shape4m = Concat <axis = 0> (bsz1, cm1, cN, cH)\n"
+      "shape3 = Concat <axis = 0> (bn1, cm1, cH)\n";
+  for (const char* p : {"q", "k", "v"}) {
+    const std::string n(p), from = n == "q" ? "q_s" : n + "_lin";
+    body += n + "4 = Reshape(" + from + ", " + (n == "q" ? "shape4" : "shape4m") + ")\n";
+    body += n + "4t = Transpose <perm = [0, 2, 1, 3]> (" + n + "4)\n";
+    body += n + "3 = Reshape(" + n + "4t, shape3)\n";
+  }
+  body +=
+      "k3t = Transpose <perm = [0, 2, 1]> (k3)\nscores = MatMul(q3, k3t)\n"
+      "p = Softmax <axis = -1> (scores)\no3 = MatMul(p, v3)\n"
+      "oshape4 = Concat <axis = 0> (" +
+      split +
+      ")\n"
+      "oshape3 = Concat <axis = 0> (bsz1, tgt1, cD)\n"
+      "o4 = Reshape(o3, oshape4)\no4t = Transpose <perm = [0, 2, 1, 3]> (o4)\n"
+      "o = Reshape(o4t, oshape3)\no_mm = MatMul(o, wo)\ny = Add(o_mm, bo)\n";
+  const std::string dims = dynamic ? "B, S, 8" : "3, 5, 8";
+  return "<ir_version: 8, opset_import: [\"\" : 14]>\ng (float[" + dims + "] x) => (float[" + dims +
+         "] y)\n<" + inits + ">\n{\n" + body + "}\n";
+}
+
+TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatch) {
+  for (bool dynamic : {false, true}) {
+    SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
+    const std::string text = batchedHeadsModel(dynamic);
+    onnx::ModelProto model;
+    const Ops ops = fuse(text, &model);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+        << ::testing::PrintToString(ops);
+    EXPECT_EQ(intAttribute(model, "MultiHeadAttention", "num_heads"), 2);
+    for (const char* gone : {"Softmax", "Reshape", "Transpose"})
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), gone), 0) << gone;
+    expectSameInOrt(text);
+  }
+}
+
+TEST(MultiHeadAttentionRule, KeepsABatchOfHeadsSplitBackInAnotherOrder) {
+  // The result viewed [N, B, S, H]: not the heads it merged, so not the 4-D attention (the
+  // 3-D product itself is still one head's attention per batch row).
+  for (bool dynamic : {false, true}) {
+    SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
+    const std::string text = batchedHeadsModel(dynamic, "cN, bsz1, tgt1, cH");
+    onnx::ModelProto model;
+    const Ops ops = fuse(text, &model);
+    EXPECT_EQ(intAttribute(model, "MultiHeadAttention", "num_heads"), 1)
+        << ::testing::PrintToString(ops);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Reshape"), 8);
+    expectSameInOrt(text);
+  }
+}
+
 // ---- ONNX Attention (opset 23) ----------------------------------------------------------
 
 /// The domain of the first node of `op_type` in `model`.
