@@ -737,6 +737,27 @@ bool unbatchesHeads(const MatchContext& ctx, ValueArgs args) {
          sameDim(g, y, 3, v4, 3);
 }
 
+/// splits_batched_scores(s4, q4, k4): s4 = Reshape(scores [B*N, S, L]) is [B, N, S, L] of
+/// q4's B, N and S and k4's L.
+bool splitsBatchedScores(const MatchContext& ctx, ValueArgs args) {
+  const Graph& g = ctx.graph;
+  const ValueId s4 = args[0], q4 = args[1], k4 = args[2];
+  const auto dims = staticShape(g, s4);
+  return dims && dims->size() == 4 && sameDim(g, s4, 0, q4, 0) && sameDim(g, s4, 1, q4, 1) &&
+         sameDim(g, s4, 2, q4, 2) && sameDim(g, s4, 3, k4, 2);
+}
+
+/// merges_batched_scores(t, a): t = Reshape(a) views [B, N, S, L] as [B*N, S, L] (its last
+/// two dims a's, so its first is B*N).
+bool mergesBatchedScores(const MatchContext& ctx, ValueArgs args) {
+  const Graph& g = ctx.graph;
+  const ValueId t = args[0], a = args[1];
+  const auto ts = staticShape(g, t);
+  const auto as = staticShape(g, a);
+  return ts && as && ts->size() == 3 && as->size() == 4 && sameDim(g, t, 1, a, 2) &&
+         sameDim(g, t, 2, a, 3);
+}
+
 std::optional<onnx::AttributeProto> floatAttribute(double value) {
   if (!std::isfinite(value) || value <= 0) return std::nullopt;
   onnx::AttributeProto a;
@@ -985,6 +1006,10 @@ NativeFamily attentionNatives() {
        "y = Reshape(3-D attention on q3, k3, v3) is the 4-D attention on q4, k4, v4 [B, N, "
        "L, H]: each X3 = Reshape(X4) merges B and N (its last two dims X4's), k4 and v4 have "
        "q4's B and N, and y is [B, N, S, Hv] (q4's B, N, S and v4's Hv)"},
+      {"splits_batched_scores", 3, &splitsBatchedScores,
+       "s4 is [B, N, S, L] of q4's B, N, S and k4's L (q4, k4 heads [B, N, L, H])"},
+      {"merges_batched_scores", 2, &mergesBatchedScores,
+       "t = Reshape(a) views a [B, N, S, L] as [B*N, S, L] (t's last two dims a's)"},
       {"swaps_last_two_through_3d", 3, &swapsLastTwoThrough3d,
        "y = Reshape(Transpose(r, [0, 2, 1])) of r = Reshape(x): x [a, b, c, d], r [a*b, c, "
        "d], y [a, b, d, c], which is x with its last two axes swapped"},

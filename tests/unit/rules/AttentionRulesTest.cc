@@ -840,7 +840,11 @@ TEST(MultiHeadAttentionRule, DoesNotFuseAMaskedFillThatSoftmaxDoesNotZero) {
 /// transposed and reshaped to [B, S, D]. `dynamic`: B and S read from x's shape (B*N a Mul);
 /// else constant shapes (B = 3, S = 5; B is not N, so the order of a split shows). `split` is the
 /// view back of the batch.
-std::string batchedHeadsModel(bool dynamic, const std::string& split = "bsz1, cN, tgt1, cH") {
+/// `masks` [B, 1, S, S] inputs (0 to 2) are added to the scores viewed [B, N, S, S], each
+/// viewed back to [B*N, S, S] after (BART's attention_mask; CLIP's causal mask, then its
+/// attention_mask).
+std::string batchedHeadsModel(bool dynamic, const std::string& split = "bsz1, cN, tgt1, cH",
+                              int masks = 0) {
   std::string inits, body;
   auto init = [&](const std::string& text) { inits += (inits.empty() ? "" : ", ") + text; };
   int seed = 1;
@@ -874,17 +878,32 @@ std::string batchedHeadsModel(bool dynamic, const std::string& split = "bsz1, cN
     body += n + "4t = Transpose <perm = [0, 2, 1, 3]> (" + n + "4)\n";
     body += n + "3 = Reshape(" + n + "4t, shape3)\n";
   }
-  body +=
-      "k3t = Transpose <perm = [0, 2, 1]> (k3)\nscores = MatMul(q3, k3t)\n"
-      "p = Softmax <axis = -1> (scores)\no3 = MatMul(p, v3)\n"
-      "oshape4 = Concat <axis = 0> (" +
-      split +
-      ")\n"
-      "oshape3 = Concat <axis = 0> (bsz1, tgt1, cD)\n"
-      "o4 = Reshape(o3, oshape4)\no4t = Transpose <perm = [0, 2, 1, 3]> (o4)\n"
-      "o = Reshape(o4t, oshape3)\no_mm = MatMul(o, wo)\ny = Add(o_mm, bo)\n";
+  body += "k3t = Transpose <perm = [0, 2, 1]> (k3)\nscores = MatMul(q3, k3t)\n";
+  if (masks > 0)
+    body +=
+        "sshape4 = Concat <axis = 0> (bsz1, cN, tgt1, tgt1)\n"
+        "sshape3 = Concat <axis = 0> (bn1, tgt1, tgt1)\n";
+  std::string scores = "scores";
+  for (int i = 1; i <= masks; ++i) {
+    const std::string n = std::to_string(i);
+    body += "s4_" + n + " = Reshape(" + scores + ", sshape4)\nm4_" + n + " = Add(s4_" + n +
+            ", mask" + n + ")\ns3_" + n + " = Reshape(m4_" + n + ", sshape3)\n";
+    scores = "s3_" + n;
+  }
+  body += "p = Softmax <axis = -1> (" + scores +
+          ")\no3 = MatMul(p, v3)\n"
+          "oshape4 = Concat <axis = 0> (" +
+          split +
+          ")\n"
+          "oshape3 = Concat <axis = 0> (bsz1, tgt1, cD)\n"
+          "o4 = Reshape(o3, oshape4)\no4t = Transpose <perm = [0, 2, 1, 3]> (o4)\n"
+          "o = Reshape(o4t, oshape3)\no_mm = MatMul(o, wo)\ny = Add(o_mm, bo)\n";
   const std::string dims = dynamic ? "B, S, 8" : "3, 5, 8";
-  return "<ir_version: 8, opset_import: [\"\" : 14]>\ng (float[" + dims + "] x) => (float[" + dims +
+  std::string signature = "float[" + dims + "] x";
+  for (int i = 1; i <= masks; ++i)
+    signature += ", float[" + std::string(dynamic ? "B, 1, S, S" : "3, 1, 5, 5") + "] mask" +
+                 std::to_string(i);
+  return "<ir_version: 8, opset_import: [\"\" : 14]>\ng (" + signature + ") => (float[" + dims +
          "] y)\n<" + inits + ">\n{\n" + body + "}\n";
 }
 
@@ -899,6 +918,34 @@ TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatch) {
     EXPECT_EQ(intAttribute(model, "MultiHeadAttention", "num_heads"), 2);
     for (const char* gone : {"Softmax", "Reshape", "Transpose"})
       EXPECT_EQ(std::count(ops.begin(), ops.end(), gone), 0) << gone;
+    expectSameInOrt(text);
+  }
+}
+
+TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatchWithAMaskAddedIn4d) {
+  for (bool dynamic : {false, true}) {
+    SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
+    const std::string text = batchedHeadsModel(dynamic, "bsz1, cN, tgt1, cH", 1);
+    onnx::ModelProto model;
+    const Ops ops = fuse(text, &model);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+        << ::testing::PrintToString(ops);
+    EXPECT_EQ(intAttribute(model, "MultiHeadAttention", "num_heads"), 2);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Softmax"), 0);
+    expectSameInOrt(text);
+  }
+}
+
+// CLIP's two masks, each added in 4-D: the views between them go (reshape_back) and the
+// attention is the 4-D one, but (s + m1) + m2 is not s + (m1 + m2) in float: no fused op
+// takes two masks, so the Softmax stays.
+TEST(MultiHeadAttentionRule, KeepsTwoMasksAddedOneAfterTheOther) {
+  for (bool dynamic : {false, true}) {
+    SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
+    const std::string text = batchedHeadsModel(dynamic, "bsz1, cN, tgt1, cH", 2);
+    const Ops ops = fuse(text);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Softmax"), 1) << ::testing::PrintToString(ops);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Add"), 2 + 4) << "two masks, four biases";
     expectSameInOrt(text);
   }
 }
