@@ -837,14 +837,22 @@ TEST(MultiHeadAttentionRule, DoesNotFuseAMaskedFillThatSoftmaxDoesNotZero) {
 /// BART's, Whisper's and CLIP's eager attention (transformers < 4.48) as TorchScript exports
 /// it: q = q_proj(x) * scale, each of Q, K, V viewed [B, S, N, H], transposed, viewed
 /// [B*N, -1, H]; torch.bmm(q, k.transpose(1, 2)), softmax, bmm with v, viewed [B, N, S, H],
-/// transposed and reshaped to [B, S, D]. `dynamic`: B and S read from x's shape (B*N a Mul);
-/// else constant shapes (B = 3, S = 5; B is not N, so the order of a split shows). `split` is the
-/// view back of the batch.
-/// `masks` [B, 1, S, S] inputs (0 to 2) are added to the scores viewed [B, N, S, S], each
-/// viewed back to [B*N, S, S] after (BART's attention_mask; CLIP's causal mask, then its
-/// attention_mask).
-std::string batchedHeadsModel(bool dynamic, const std::string& split = "bsz1, cN, tgt1, cH",
-                              int masks = 0) {
+/// transposed and reshaped to [B, S, D].
+struct BatchedHeadsSpec {
+  /// B and S read from x's shape (B*N a Mul); else constant shapes (B = 3, S = 5: B is not
+  /// N, so the order of a split shows).
+  bool dynamic = false;
+  std::string split = "bsz1, cN, tgt1, cH";  ///< the view back of the batch
+  /// [B, 1, S, S] mask inputs (0 to 2) added to the scores viewed [B, N, S, S], each viewed
+  /// back to [B*N, S, S] after (BART's attention_mask; CLIP's causal mask, then its
+  /// attention_mask).
+  int masks = 0;
+  bool k_bias = true;  ///< Whisper's k_proj has none
+  bool cross = false;  ///< K and V from enc [B, L, 8] (a decoder's cross attention)
+  int opset = 14;
+};
+
+std::string batchedHeadsModel(const BatchedHeadsSpec& spec) {
   std::string inits, body;
   auto init = [&](const std::string& text) { inits += (inits.empty() ? "" : ", ") + text; };
   int seed = 1;
@@ -855,16 +863,21 @@ std::string batchedHeadsModel(bool dynamic, const std::string& split = "bsz1, cN
   }
   init("float scale = {0.5}");
   init("int64[1] cN = {2}, int64[1] cH = {4}, int64[1] cm1 = {-1}, int64[1] cD = {8}");
-  for (const char* p : {"q", "k", "v"})
-    body += std::string(p) + "_mm = MatMul(x, w" + p + ")\n" + p + "_lin = Add(" + p + "_mm, b" +
-            p + ")\n";
+  for (const char* p : {"q", "k", "v"}) {
+    const std::string n(p), from = spec.cross && n != "q" ? "enc" : "x";
+    body += n + "_mm = MatMul(" + from + ", w" + n + ")\n";
+    body += n == "k" && !spec.k_bias ? "k_lin = Identity(k_mm)\n"
+                                     : n + "_lin = Add(" + n + "_mm, b" + n + ")\n";
+  }
   body += "q_s = Mul(q_lin, scale)\n";
-  if (dynamic) {
+  if (spec.dynamic) {
     init("int64 i0 = {0}, int64 i1 = {1}, int64[1] ax0 = {0}, int64 nN = {2}");
     body +=
         "xs = Shape(x)\nbsz = Gather <axis = 0> (xs, i0)\ntgt = Gather <axis = 0> (xs, i1)\n"
-        "bsz1 = Unsqueeze(bsz, ax0)\ntgt1 = Unsqueeze(tgt, ax0)\nbn = Mul(bsz, nN)\n"
-        "bn1 = Unsqueeze(bn, ax0)\n";
+        "bn = Mul(bsz, nN)\n";
+    body += testing::onAxis0("Unsqueeze", spec.opset, "bsz1", "bsz") +
+            testing::onAxis0("Unsqueeze", spec.opset, "tgt1", "tgt") +
+            testing::onAxis0("Unsqueeze", spec.opset, "bn1", "bn");
   } else {
     init("int64[1] bsz1 = {3}, int64[1] tgt1 = {5}, int64[1] bn1 = {6}");
   }
@@ -879,38 +892,45 @@ std::string batchedHeadsModel(bool dynamic, const std::string& split = "bsz1, cN
     body += n + "3 = Reshape(" + n + "4t, shape3)\n";
   }
   body += "k3t = Transpose <perm = [0, 2, 1]> (k3)\nscores = MatMul(q3, k3t)\n";
-  if (masks > 0)
+  if (spec.masks > 0)
     body +=
         "sshape4 = Concat <axis = 0> (bsz1, cN, tgt1, tgt1)\n"
         "sshape3 = Concat <axis = 0> (bn1, tgt1, tgt1)\n";
   std::string scores = "scores";
-  for (int i = 1; i <= masks; ++i) {
+  for (int i = 1; i <= spec.masks; ++i) {
     const std::string n = std::to_string(i);
     body += "s4_" + n + " = Reshape(" + scores + ", sshape4)\nm4_" + n + " = Add(s4_" + n +
             ", mask" + n + ")\ns3_" + n + " = Reshape(m4_" + n + ", sshape3)\n";
     scores = "s3_" + n;
   }
-  body += "p = Softmax <axis = -1> (" + scores +
-          ")\no3 = MatMul(p, v3)\n"
-          "oshape4 = Concat <axis = 0> (" +
-          split +
-          ")\n"
-          "oshape3 = Concat <axis = 0> (bsz1, tgt1, cD)\n"
-          "o4 = Reshape(o3, oshape4)\no4t = Transpose <perm = [0, 2, 1, 3]> (o4)\n"
-          "o = Reshape(o4t, oshape3)\no_mm = MatMul(o, wo)\ny = Add(o_mm, bo)\n";
-  const std::string dims = dynamic ? "B, S, 8" : "3, 5, 8";
+  const std::string softmax_axis = spec.opset < 13 ? "2" : "-1";
+  body += "p = Softmax <axis = " + softmax_axis + "> (" + scores + ")\no3 = MatMul(p, v3)\n";
+  body += "oshape4 = Concat <axis = 0> (" + spec.split + ")\n";
+  body +=
+      "oshape3 = Concat <axis = 0> (bsz1, tgt1, cD)\n"
+      "o4 = Reshape(o3, oshape4)\no4t = Transpose <perm = [0, 2, 1, 3]> (o4)\n"
+      "o = Reshape(o4t, oshape3)\no_mm = MatMul(o, wo)\ny = Add(o_mm, bo)\n";
+  const std::string dims = spec.dynamic ? "B, S, 8" : "3, 5, 8";
   std::string signature = "float[" + dims + "] x";
-  for (int i = 1; i <= masks; ++i)
-    signature += ", float[" + std::string(dynamic ? "B, 1, S, S" : "3, 1, 5, 5") + "] mask" +
+  if (spec.cross) signature += spec.dynamic ? ", float[B, L, 8] enc" : ", float[3, 4, 8] enc";
+  for (int i = 1; i <= spec.masks; ++i)
+    signature += ", float[" + std::string(spec.dynamic ? "B, 1, S, S" : "3, 1, 5, 5") + "] mask" +
                  std::to_string(i);
-  return "<ir_version: 8, opset_import: [\"\" : 14]>\ng (" + signature + ") => (float[" + dims +
-         "] y)\n<" + inits + ">\n{\n" + body + "}\n";
+  return "<ir_version: 7, opset_import: [\"\" : " + std::to_string(spec.opset) + "]>\ng (" +
+         signature + ") => (float[" + dims + "] y)\n<" + inits + ">\n{\n" + body + "}\n";
+}
+
+/// The spec with `dynamic` set.
+BatchedHeadsSpec batchedHeads(bool dynamic) {
+  BatchedHeadsSpec s;
+  s.dynamic = dynamic;
+  return s;
 }
 
 TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatch) {
   for (bool dynamic : {false, true}) {
     SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
-    const std::string text = batchedHeadsModel(dynamic);
+    const std::string text = batchedHeadsModel(batchedHeads(dynamic));
     onnx::ModelProto model;
     const Ops ops = fuse(text, &model);
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
@@ -925,7 +945,9 @@ TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatch) {
 TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatchWithAMaskAddedIn4d) {
   for (bool dynamic : {false, true}) {
     SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
-    const std::string text = batchedHeadsModel(dynamic, "bsz1, cN, tgt1, cH", 1);
+    BatchedHeadsSpec spec = batchedHeads(dynamic);
+    spec.masks = 1;
+    const std::string text = batchedHeadsModel(spec);
     onnx::ModelProto model;
     const Ops ops = fuse(text, &model);
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
@@ -936,13 +958,40 @@ TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatchWithAMaskAddedIn4d) {
   }
 }
 
+// Whisper: k_proj has no bias. A decoder's cross attention: K and V from the encoder's
+// states, of another length. Opset 12: Softmax on axis 2 of the 3-D scores.
+TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatchInWhisperAndCrossAttention) {
+  for (bool dynamic : {false, true})
+    for (int variant = 0; variant < 3; ++variant) {
+      BatchedHeadsSpec spec = batchedHeads(dynamic);
+      spec.k_bias = variant != 0;
+      spec.cross = variant == 1;
+      if (variant == 2) spec.opset = 12;
+      SCOPED_TRACE(std::string(dynamic ? "run-time shapes, " : "constant shapes, ") +
+                   (variant == 0   ? "no K bias"
+                    : variant == 1 ? "cross attention"
+                                   : "opset 12"));
+      const std::string text = batchedHeadsModel(spec);
+      onnx::ModelProto model;
+      const Ops ops = fuse(text, &model);
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+          << ::testing::PrintToString(ops);
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), "Reshape"), 0);
+      const testing::OracleVerdict v =
+          testing::compareInOrt(testing::parseModel(text), model, {"B=2", "S=5", "L=3"}, "");
+      EXPECT_TRUE(v.equal) << v.report;
+    }
+}
+
 // CLIP's two masks, each added in 4-D: the views between them go (reshape_back) and the
 // attention is the 4-D one, but (s + m1) + m2 is not s + (m1 + m2) in float: no fused op
 // takes two masks, so the Softmax stays.
 TEST(MultiHeadAttentionRule, KeepsTwoMasksAddedOneAfterTheOther) {
   for (bool dynamic : {false, true}) {
     SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
-    const std::string text = batchedHeadsModel(dynamic, "bsz1, cN, tgt1, cH", 2);
+    BatchedHeadsSpec spec = batchedHeads(dynamic);
+    spec.masks = 2;
+    const std::string text = batchedHeadsModel(spec);
     const Ops ops = fuse(text);
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "Softmax"), 1) << ::testing::PrintToString(ops);
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "Add"), 2 + 4) << "two masks, four biases";
@@ -955,7 +1004,9 @@ TEST(MultiHeadAttentionRule, KeepsABatchOfHeadsSplitBackInAnotherOrder) {
   // 3-D product itself is still one head's attention per batch row).
   for (bool dynamic : {false, true}) {
     SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
-    const std::string text = batchedHeadsModel(dynamic, "cN, bsz1, tgt1, cH");
+    BatchedHeadsSpec spec = batchedHeads(dynamic);
+    spec.split = "cN, bsz1, tgt1, cH";
+    const std::string text = batchedHeadsModel(spec);
     onnx::ModelProto model;
     const Ops ops = fuse(text, &model);
     EXPECT_EQ(intAttribute(model, "MultiHeadAttention", "num_heads"), 1)
