@@ -66,8 +66,8 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
-  /// add_zero 51:15, softmax_nan_guard 66:19, reshape_back 152:27, transpose_through_3d 166:19,
-  /// transpose_pair 178:32, gemm_of_flattened_rows 194:19, add_computed_zero 267:15)
+  /// add_zero 51:15, softmax_nan_guard 66:19, reshape_back 156:27, transpose_through_3d 170:19,
+  /// transpose_pair 182:32, gemm_of_flattened_rows 198:19, add_computed_zero 271:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -75,7 +75,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/canonicalize.yaml: dropout_in_inference 35:51, batched_heads_to_4d 107:24,
-  /// batched_heads_masked_to_4d 127:24, transpose_through_3d 167:49)
+  /// batched_heads_masked_to_4d 132:24, transpose_through_3d 171:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(Ids::kAny4)) return same(Ids::kAny4, v) && k();
     return bind(Ids::kAny4, v) && k();
@@ -89,14 +89,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// z
-  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 267:18)
+  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 271:18)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
     return bind(Ids::kZ, v) && k();
   }
 
   /// y = Add(x, z)
-  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 267:11)
+  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 271:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -111,37 +111,37 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 86:19, gemm_of_flattened_rows 194:22,
-  /// reshape_to_own_shape 214:22, where_never_true 245:20, where_always_true 256:23)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 86:19, gemm_of_flattened_rows 198:22,
+  /// reshape_to_own_shape 218:22, where_never_true 249:20, where_always_true 260:23)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
   /// s
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 88:52, gemm_of_flattened_rows 197:22)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 88:52, gemm_of_flattened_rows 201:22)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
   }
 
   /// q4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 106:20, batched_heads_masked_to_4d 126:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 106:20, batched_heads_masked_to_4d 131:20)
   bool matchQ4(ValueId v, gen::Next k) {
     if (seen(Ids::kQ4)) return same(Ids::kQ4, v) && k();
     return bind(Ids::kQ4, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 106:24, batched_heads_masked_to_4d 126:24,
-  /// reshape_back 152:30, transpose_through_3d 166:22)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 106:24, batched_heads_masked_to_4d 131:24,
+  /// reshape_back 156:30, transpose_through_3d 170:22)
   bool matchAny1(ValueId v, gen::Next k) {
     if (seen(Ids::kAny1)) return same(Ids::kAny1, v) && k();
     return bind(Ids::kAny1, v) && k();
   }
 
   /// q3 = Reshape(q4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 106:12, batched_heads_masked_to_4d 126:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 106:12, batched_heads_masked_to_4d 131:12)
   bool matchQ3(ValueId v, gen::Next k) {
     if (seen(Ids::kQ3)) return same(Ids::kQ3, v) && k();
     if (!bind(Ids::kQ3, v)) return false;
@@ -151,14 +151,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// k4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 107:20, batched_heads_masked_to_4d 127:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 107:20, batched_heads_masked_to_4d 132:20)
   bool matchK4(ValueId v, gen::Next k) {
     if (seen(Ids::kK4)) return same(Ids::kK4, v) && k();
     return bind(Ids::kK4, v) && k();
   }
 
   /// k3 = Reshape(k4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 107:12, batched_heads_masked_to_4d 127:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 107:12, batched_heads_masked_to_4d 132:12)
   bool matchK3(ValueId v, gen::Next k) {
     if (seen(Ids::kK3)) return same(Ids::kK3, v) && k();
     if (!bind(Ids::kK3, v)) return false;
@@ -168,21 +168,21 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// v4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 108:20, batched_heads_masked_to_4d 128:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 108:20, batched_heads_masked_to_4d 133:20)
   bool matchV4(ValueId v, gen::Next k) {
     if (seen(Ids::kV4)) return same(Ids::kV4, v) && k();
     return bind(Ids::kV4, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 108:24, batched_heads_masked_to_4d 128:24)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 108:24, batched_heads_masked_to_4d 133:24)
   bool matchAny7(ValueId v, gen::Next k) {
     if (seen(Ids::kAny7)) return same(Ids::kAny7, v) && k();
     return bind(Ids::kAny7, v) && k();
   }
 
   /// v3 = Reshape(v4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 108:12, batched_heads_masked_to_4d 128:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 108:12, batched_heads_masked_to_4d 133:12)
   bool matchV3(ValueId v, gen::Next k) {
     if (seen(Ids::kV3)) return same(Ids::kV3, v) && k();
     if (!bind(Ids::kV3, v)) return false;
@@ -192,7 +192,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Transpose(k3, perm=[0, 2, 1])
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 109:30, batched_heads_masked_to_4d 129:31)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 109:30, batched_heads_masked_to_4d 134:31)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(Ids::kTranspose)) return same(Ids::kTranspose, v) && k();
     if (!bind(Ids::kTranspose, v)) return false;
@@ -202,7 +202,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 109:19, batched_heads_masked_to_4d 129:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 109:19, batched_heads_masked_to_4d 134:20)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMatMul10)) return same(Ids::kMatMul10, v) && k();
     if (!bind(Ids::kMatMul10, v)) return false;
@@ -212,8 +212,8 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// c
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 195:23, where_never_true 245:17,
-  /// where_always_true 256:17)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 199:23, where_never_true 249:17,
+  /// where_always_true 260:17)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -1535,7 +1535,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:120
+// Generated from: rules/canonicalize.yaml:125
 // batched_heads_masked_to_4d (priority 997): batched_heads_to_4d with the scores viewed [B, N, S, L], one or two masks added, and viewed back: the 4-D attention with the masks added to its scores.
 //===----------------------------------------------------------------------===//
 
@@ -1543,7 +1543,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
   static const gen::RuleSpec spec = {
     "batched_heads_masked_to_4d",
-    "rules/canonicalize.yaml:120:5",
+    "rules/canonicalize.yaml:125:5",
     24,  // root expr
     // slots
     {"q4", "q3", "k4", "k3", "v4", "v3", "s4", "m", "m2", "a", "t", "y"},
@@ -1552,69 +1552,67 @@ const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
     // exprs
     {
       // 0: q4
-      {"q4", "rules/canonicalize.yaml:126:20", 0},
+      {"q4", "rules/canonicalize.yaml:131:20", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:126:24"},
+      {"_", "rules/canonicalize.yaml:131:24"},
       // 2: Reshape(q4, _)
-      {"Reshape", "rules/canonicalize.yaml:126:12", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:131:12", 1, 2},
       // 3: k4
-      {"k4", "rules/canonicalize.yaml:127:20", 2},
+      {"k4", "rules/canonicalize.yaml:132:20", 2},
       // 4: _
-      {"_", "rules/canonicalize.yaml:127:24"},
+      {"_", "rules/canonicalize.yaml:132:24"},
       // 5: Reshape(k4, _)
-      {"Reshape", "rules/canonicalize.yaml:127:12", 3, 2},
+      {"Reshape", "rules/canonicalize.yaml:132:12", 3, 2},
       // 6: v4
-      {"v4", "rules/canonicalize.yaml:128:20", 4},
+      {"v4", "rules/canonicalize.yaml:133:20", 4},
       // 7: _
-      {"_", "rules/canonicalize.yaml:128:24"},
+      {"_", "rules/canonicalize.yaml:133:24"},
       // 8: Reshape(v4, _)
-      {"Reshape", "rules/canonicalize.yaml:128:12", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:133:12", 5, 2},
       // 9: Transpose(k3, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:129:31", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:129:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:134:31", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:134:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 10: MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-      {"MatMul", "rules/canonicalize.yaml:129:20", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:134:20", gen::kNoSlot, 2},
       // 11: _
-      {"_", "rules/canonicalize.yaml:129:63"},
+      {"_", "rules/canonicalize.yaml:134:63"},
       // 12: Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)
-      {"Reshape", "rules/canonicalize.yaml:129:12", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:134:12", 6, 2},
       // 13: m
-      {"m", "rules/canonicalize.yaml:130:20", 7},
+      {"m", "rules/canonicalize.yaml:135:20", 7},
       // 14: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:130:12", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:135:12", gen::kNoSlot, 2},
       // 15: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:130:34", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:135:34", gen::kNoSlot, 2},
       // 16: m2
-      {"m2", "rules/canonicalize.yaml:130:46", 8},
+      {"m2", "rules/canonicalize.yaml:135:46", 8},
       // 17: Add(Add(s4, m), m2)
-      {"Add", "rules/canonicalize.yaml:130:30", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:135:30", gen::kNoSlot, 2},
       // 18: Add(s4, m) | Add(Add(s4, m), m2)
-      {"a", "rules/canonicalize.yaml:130:28", 9},
+      {"a", "rules/canonicalize.yaml:135:28", 9},
       // 19: _
-      {"_", "rules/canonicalize.yaml:131:22"},
+      {"_", "rules/canonicalize.yaml:136:22"},
       // 20: Reshape(a, _)
-      {"Reshape", "rules/canonicalize.yaml:131:11", 10, 2},
+      {"Reshape", "rules/canonicalize.yaml:136:11", 10, 2},
       // 21: Softmax(t, axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:132:26", gen::kNoSlot, 1,
-       {{"axis", "rules/canonicalize.yaml:132:37", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:137:26", gen::kNoSlot, 1,
+       {{"axis", "rules/canonicalize.yaml:137:37", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 22: MatMul(Softmax(t, axis=-1), v3)
-      {"MatMul", "rules/canonicalize.yaml:132:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:137:19", gen::kNoSlot, 2},
       // 23: _
-      {"_", "rules/canonicalize.yaml:132:60"},
+      {"_", "rules/canonicalize.yaml:137:60"},
       // 24: Reshape(MatMul(Softmax(t, axis=-1), v3), _)
-      {"Reshape", "rules/canonicalize.yaml:132:11", 11, 2},
+      {"Reshape", "rules/canonicalize.yaml:137:11", 11, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:134:12", "y", gen::kNoSlot,
+    {{Check::kNative, "rules/canonicalize.yaml:139:12", "y", gen::kNoSlot,
       {"y", "q3", "q4", "k3", "k4", "v3", "v4"}, {11, 1, 0, 3, 2, 5, 4}, "unbatches_heads",
       gen::nativePredicate("unbatches_heads")},
-     {Check::kNative, "rules/canonicalize.yaml:135:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
+     {Check::kNative, "rules/canonicalize.yaml:140:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
       {6, 0, 2}, "splits_batched_scores", gen::nativePredicate("splits_batched_scores")},
-     {Check::kNative, "rules/canonicalize.yaml:136:12", "a", gen::kNoSlot, {"a", "s4"}, {9, 6},
-      "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:137:12", "t", gen::kNoSlot, {"t", "a"}, {10, 9},
+     {Check::kNative, "rules/canonicalize.yaml:141:12", "t", gen::kNoSlot, {"t", "s4"}, {10, 6},
       "merges_batched_scores", gen::nativePredicate("merges_batched_scores")}},
     // rewrite variants
     {{true, "", -1, -1, {{{18, 0}}}}, {}},
@@ -1701,13 +1699,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
   // matchQ4, matchAny1, matchQ3, matchK4, matchAny4, matchK3, matchV4, matchAny7, matchV3,
   // matchTranspose, matchMatMul10.
 
-  /// _  (rules/canonicalize.yaml:129:63)
+  /// _  (rules/canonicalize.yaml:134:63)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(kAny11)) return same(kAny11, v) && k();
     return bind(kAny11, v) && k();
   }
 
-  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:129:12)
+  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:134:12)
   bool matchS4(ValueId v, gen::Next k) {
     if (seen(kS4)) return same(kS4, v) && k();
     if (!bind(kS4, v)) return false;
@@ -1716,13 +1714,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchMatMul10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
-  /// m  (rules/canonicalize.yaml:130:20)
+  /// m  (rules/canonicalize.yaml:135:20)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     return bind(kM, v) && k();
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:130:12)
+  /// Add(s4, m)  (rules/canonicalize.yaml:135:12)
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(kAdd14)) return same(kAdd14, v) && k();
     if (!bind(kAdd14, v)) return false;
@@ -1736,7 +1734,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:130:34)
+  /// Add(s4, m)  (rules/canonicalize.yaml:135:34)
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(kAdd15)) return same(kAdd15, v) && k();
     if (!bind(kAdd15, v)) return false;
@@ -1750,13 +1748,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// m2  (rules/canonicalize.yaml:130:46)
+  /// m2  (rules/canonicalize.yaml:135:46)
   bool matchM2(ValueId v, gen::Next k) {
     if (seen(kM2)) return same(kM2, v) && k();
     return bind(kM2, v) && k();
   }
 
-  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:130:30)
+  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:135:30)
   bool matchAdd17(ValueId v, gen::Next k) {
     if (seen(kAdd17)) return same(kAdd17, v) && k();
     if (!bind(kAdd17, v)) return false;
@@ -1770,7 +1768,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchAdd15(in1, [&] { return matchM2(in0, k); });
   }
 
-  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:130:28)
+  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:135:28)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     if (!bind(kA, v)) return false;
@@ -1782,13 +1780,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return false;
   }
 
-  /// _  (rules/canonicalize.yaml:131:22)
+  /// _  (rules/canonicalize.yaml:136:22)
   bool matchAny19(ValueId v, gen::Next k) {
     if (seen(kAny19)) return same(kAny19, v) && k();
     return bind(kAny19, v) && k();
   }
 
-  /// t = Reshape(a, _)  (rules/canonicalize.yaml:131:11)
+  /// t = Reshape(a, _)  (rules/canonicalize.yaml:136:11)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -1797,7 +1795,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchA(input(n, 0), [&] { return matchAny19(input(n, 1), k); });
   }
 
-  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:132:26)
+  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:137:26)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -1806,7 +1804,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchT(input(n, 0), k);
   }
 
-  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:132:19)
+  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:137:19)
   bool matchMatMul22(ValueId v, gen::Next k) {
     if (seen(kMatMul22)) return same(kMatMul22, v) && k();
     if (!bind(kMatMul22, v)) return false;
@@ -1815,13 +1813,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchSoftmax(input(n, 0), [&] { return matchV3(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:132:60)
+  /// _  (rules/canonicalize.yaml:137:60)
   bool matchAny23(ValueId v, gen::Next k) {
     if (seen(kAny23)) return same(kAny23, v) && k();
     return bind(kAny23, v) && k();
   }
 
-  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:132:11)
+  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:137:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1832,28 +1830,28 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
 
   // ---- Rewrite
 
-  /// Variant 0 (when @one), rules/canonicalize.yaml:139:9:
+  /// Variant 0 (when @one), rules/canonicalize.yaml:143:9:
   ///   y = MatMul(Softmax(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), axis=-1), v4)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:141:41", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:141:55", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:145:41", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:145:55", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:141:80", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:145:80", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:141:94", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:145:94", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:139:9",
-        "rules/canonicalize.yaml:141:15")) return false;
+        "rules/canonicalize.yaml:143:9",
+        "rules/canonicalize.yaml:145:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1899,30 +1897,30 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:142:9:
+  /// Variant 1, rules/canonicalize.yaml:146:9:
   ///   y = MatMul(Softmax(Add(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), m2), axis=-1), v4)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:143:45", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:143:59", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:147:45", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:147:59", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:143:84", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:147:84", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:143:88", "m2")) return false;
+    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:147:88", "m2")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:143:103", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:147:103", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:142:9",
-        "rules/canonicalize.yaml:143:15")) return false;
+        "rules/canonicalize.yaml:146:9",
+        "rules/canonicalize.yaml:147:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1986,7 +1984,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
             root,
             997,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:120:5",
+            "rules/canonicalize.yaml:125:5",
             {op::kTranspose, op::kMatMul, op::kAdd, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -2008,7 +2006,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:148
+// Generated from: rules/canonicalize.yaml:152
 // reshape_back (priority 1003): Reshape(Reshape(x, _), _) of x's own shape (static dims or the same symbols) is x.
 //===----------------------------------------------------------------------===//
 
@@ -2016,7 +2014,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 const gen::RuleSpec& specReshapeBack() {
   static const gen::RuleSpec spec = {
     "reshape_back",
-    "rules/canonicalize.yaml:148:5",
+    "rules/canonicalize.yaml:152:5",
     4,  // root expr
     // slots
     {"x", "y"},
@@ -2025,18 +2023,18 @@ const gen::RuleSpec& specReshapeBack() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:152:27", 0},
+      {"x", "rules/canonicalize.yaml:156:27", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:152:30"},
+      {"_", "rules/canonicalize.yaml:156:30"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:152:19", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:156:19", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:152:34"},
+      {"_", "rules/canonicalize.yaml:156:34"},
       // 4: Reshape(Reshape(x, _), _)
-      {"Reshape", "rules/canonicalize.yaml:152:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:156:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:154:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:158:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
       "same_shape", gen::nativePredicate("same_shape")}},
     // rewrite variants
     {{}},
@@ -2086,7 +2084,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1.
 
-  /// Reshape(x, _)  (rules/canonicalize.yaml:152:19)
+  /// Reshape(x, _)  (rules/canonicalize.yaml:156:19)
   bool matchReshape(ValueId v, gen::Next k) {
     if (seen(kReshape)) return same(kReshape, v) && k();
     if (!bind(kReshape, v)) return false;
@@ -2095,13 +2093,13 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:152:34)
+  /// _  (rules/canonicalize.yaml:156:34)
   bool matchAny3(ValueId v, gen::Next k) {
     if (seen(kAny3)) return same(kAny3, v) && k();
     return bind(kAny3, v) && k();
   }
 
-  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:152:11)
+  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:156:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2112,18 +2110,18 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:155:5:
+  /// Variant 0, rules/canonicalize.yaml:159:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:156:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:160:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:155:5",
-        "rules/canonicalize.yaml:156:11")) return false;
+        "rules/canonicalize.yaml:159:5",
+        "rules/canonicalize.yaml:160:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2141,7 +2139,7 @@ class ReshapeBackRule : public RewritePattern {
             root,
             1003,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:148:5",
+            "rules/canonicalize.yaml:152:5",
             {}}),
         root_output_(root_output) {}
 
@@ -2163,7 +2161,7 @@ class ReshapeBackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:161
+// Generated from: rules/canonicalize.yaml:165
 // transpose_through_3d (priority 1000): Reshape(Transpose(Reshape(x, [a*b, c, d]), [0, 2, 1]), [a, b, d, c]) of x [a, b, c, d] is x with its last two axes swapped.
 //===----------------------------------------------------------------------===//
 
@@ -2171,7 +2169,7 @@ class ReshapeBackRule : public RewritePattern {
 const gen::RuleSpec& specTransposeThrough3d() {
   static const gen::RuleSpec spec = {
     "transpose_through_3d",
-    "rules/canonicalize.yaml:161:5",
+    "rules/canonicalize.yaml:165:5",
     5,  // root expr
     // slots
     {"x", "r", "y"},
@@ -2180,21 +2178,21 @@ const gen::RuleSpec& specTransposeThrough3d() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:166:19", 0},
+      {"x", "rules/canonicalize.yaml:170:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:166:22"},
+      {"_", "rules/canonicalize.yaml:170:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:166:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:170:11", 1, 2},
       // 3: Transpose(r, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:167:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:167:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:171:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:171:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 4: _
-      {"_", "rules/canonicalize.yaml:167:49"},
+      {"_", "rules/canonicalize.yaml:171:49"},
       // 5: Reshape(Transpose(r, perm=[0, 2, 1]), _)
-      {"Reshape", "rules/canonicalize.yaml:167:11", 2, 2},
+      {"Reshape", "rules/canonicalize.yaml:171:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:169:12", "y", gen::kNoSlot, {"y", "x", "r"},
+    {{Check::kNative, "rules/canonicalize.yaml:173:12", "y", gen::kNoSlot, {"y", "x", "r"},
       {2, 0, 1}, "swaps_last_two_through_3d", gen::nativePredicate("swaps_last_two_through_3d")}},
     // rewrite variants
     {{}},
@@ -2246,7 +2244,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny4.
 
-  /// r = Reshape(x, _)  (rules/canonicalize.yaml:166:11)
+  /// r = Reshape(x, _)  (rules/canonicalize.yaml:170:11)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -2255,7 +2253,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:167:19)
+  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:171:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -2264,7 +2262,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchR(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:167:11)
+  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:171:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2275,11 +2273,11 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:170:5:
+  /// Variant 0, rules/canonicalize.yaml:174:5:
   ///   y = Transpose(x, perm=[0, 1, 3, 2])
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:171:21", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:175:21", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     collectMatched();
@@ -2287,8 +2285,8 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:170:5",
-        "rules/canonicalize.yaml:171:11")) return false;
+        "rules/canonicalize.yaml:174:5",
+        "rules/canonicalize.yaml:175:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2313,7 +2311,7 @@ class TransposeThrough3dRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:161:5",
+            "rules/canonicalize.yaml:165:5",
             {op::kTranspose}}),
         root_output_(root_output) {}
 
@@ -2335,7 +2333,7 @@ class TransposeThrough3dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:175
+// Generated from: rules/canonicalize.yaml:179
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
@@ -2343,7 +2341,7 @@ class TransposeThrough3dRule : public RewritePattern {
 const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = {
     "transpose_pair",
-    "rules/canonicalize.yaml:175:5",
+    "rules/canonicalize.yaml:179:5",
     9,  // root expr
     // slots
     {"x", "y"},
@@ -2352,37 +2350,37 @@ const gen::RuleSpec& specTransposePair() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:178:32", 0},
+      {"x", "rules/canonicalize.yaml:182:32", 0},
       // 1: Transpose(x, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:178:22", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:178:35", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:182:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:182:35", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:178:12", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:178:55", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:182:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:182:55", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 3: Transpose(x, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:179:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:179:37", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:183:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:183:37", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:179:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:179:57", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:183:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:183:57", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: Transpose(x, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:180:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:180:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:184:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:184:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:180:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:180:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:184:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:184:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 7: Transpose(x, perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:181:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:181:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:185:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:185:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:181:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:181:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:185:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:185:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"y", "rules/canonicalize.yaml:179:12", 1},
+      {"y", "rules/canonicalize.yaml:183:12", 1},
     },
     // constraints
     {},
@@ -2439,7 +2437,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:178:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:182:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -2449,7 +2447,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) 
-  /// (rules/canonicalize.yaml:178:12)
+  /// (rules/canonicalize.yaml:182:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -2458,7 +2456,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:179:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:183:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -2468,7 +2466,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) 
-  /// (rules/canonicalize.yaml:179:14)
+  /// (rules/canonicalize.yaml:183:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -2477,7 +2475,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:180:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:184:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -2486,7 +2484,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:180:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:184:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -2495,7 +2493,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:181:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:185:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -2504,7 +2502,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:181:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:185:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -2515,7 +2513,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:179:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:183:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2533,18 +2531,18 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:182:5:
+  /// Variant 0, rules/canonicalize.yaml:186:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:183:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:187:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:182:5",
-        "rules/canonicalize.yaml:183:11")) return false;
+        "rules/canonicalize.yaml:186:5",
+        "rules/canonicalize.yaml:187:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2562,7 +2560,7 @@ class TransposePairRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:175:5",
+            "rules/canonicalize.yaml:179:5",
             {}}),
         root_output_(root_output) {}
 
@@ -2584,7 +2582,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:191
+// Generated from: rules/canonicalize.yaml:195
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -2592,7 +2590,7 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:191:5",
+    "rules/canonicalize.yaml:195:5",
     9,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
@@ -2601,44 +2599,44 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:194:19", 0},
+      {"x", "rules/canonicalize.yaml:198:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:194:22"},
+      {"_", "rules/canonicalize.yaml:198:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:194:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:198:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:195:20", 2},
+      {"w", "rules/canonicalize.yaml:199:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:195:23", 3},
+      {"c", "rules/canonicalize.yaml:199:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:195:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:195:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:199:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:199:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:195:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:199:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:195:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:199:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:195:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:199:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:196:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:196:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:200:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:200:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:196:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:200:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:196:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:200:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"g", "rules/canonicalize.yaml:196:12", 4},
+      {"g", "rules/canonicalize.yaml:200:12", 4},
       // 8: s
-      {"s", "rules/canonicalize.yaml:197:22", 5},
+      {"s", "rules/canonicalize.yaml:201:22", 5},
       // 9: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:197:11", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:201:11", 6, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:199:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+    {{Check::kNative, "rules/canonicalize.yaml:203:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:200:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:204:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{7, 0}}}}, {}},
@@ -2704,7 +2702,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny, matchC, matchS.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:194:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:198:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -2713,13 +2711,13 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// w  (rules/canonicalize.yaml:195:20)
+  /// w  (rules/canonicalize.yaml:199:20)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(kW)) return same(kW, v) && k();
     return bind(kW, v) && k();
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:195:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:199:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -2732,7 +2730,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:196:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:200:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -2742,7 +2740,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0)  (rules/canonicalize.yaml:196:12)
+  /// transB=0)  (rules/canonicalize.yaml:200:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -2754,7 +2752,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:197:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:201:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2765,24 +2763,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:202:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:206:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:204:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:204:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:208:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:208:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:204:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:208:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:204:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:208:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:202:9",
-        "rules/canonicalize.yaml:204:15")) return false;
+        "rules/canonicalize.yaml:206:9",
+        "rules/canonicalize.yaml:208:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2814,22 +2812,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:205:9:
+  /// Variant 1, rules/canonicalize.yaml:209:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:206:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:206:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:210:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:210:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:206:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:210:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:205:9",
-        "rules/canonicalize.yaml:206:15")) return false;
+        "rules/canonicalize.yaml:209:9",
+        "rules/canonicalize.yaml:210:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2863,7 +2861,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:191:5",
+            "rules/canonicalize.yaml:195:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -2885,7 +2883,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:210
+// Generated from: rules/canonicalize.yaml:214
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -2893,7 +2891,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:210:5",
+    "rules/canonicalize.yaml:214:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -2902,14 +2900,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:214:19", 0},
+      {"t", "rules/canonicalize.yaml:218:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:214:22"},
+      {"_", "rules/canonicalize.yaml:218:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:214:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:218:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:216:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:220:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -2957,13 +2955,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:214:19)
+  /// t  (rules/canonicalize.yaml:218:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:214:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:218:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2974,18 +2972,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:217:5:
+  /// Variant 0, rules/canonicalize.yaml:221:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:218:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:222:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:217:5",
-        "rules/canonicalize.yaml:218:11")) return false;
+        "rules/canonicalize.yaml:221:5",
+        "rules/canonicalize.yaml:222:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3003,7 +3001,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:210:5",
+            "rules/canonicalize.yaml:214:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3025,7 +3023,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:222
+// Generated from: rules/canonicalize.yaml:226
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -3033,7 +3031,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:222:5",
+    "rules/canonicalize.yaml:226:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -3042,40 +3040,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:225:35", 0},
+      {"p", "rules/canonicalize.yaml:229:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:225:38", 1},
+      {"i0", "rules/canonicalize.yaml:229:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:225:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:225:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:229:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:229:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:225:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:225:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:229:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:229:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:225:75", 2},
+      {"i1", "rules/canonicalize.yaml:229:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:225:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:225:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:229:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:229:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:225:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:225:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:229:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:229:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:225:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:225:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:229:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:229:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:227:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:231:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:228:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:232:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:228:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:232:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:229:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:233:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:229:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:233:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -3123,19 +3121,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:225:35)
+  /// p  (rules/canonicalize.yaml:229:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:225:38)
+  /// i0  (rules/canonicalize.yaml:229:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:225:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:229:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -3144,7 +3142,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:225:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:229:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -3153,13 +3151,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:225:75)
+  /// i1  (rules/canonicalize.yaml:229:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:225:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:229:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -3168,7 +3166,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:225:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:229:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -3178,7 +3176,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:225:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:229:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3189,18 +3187,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:230:5:
+  /// Variant 0, rules/canonicalize.yaml:234:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:231:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:235:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:230:5",
-        "rules/canonicalize.yaml:231:11")) return false;
+        "rules/canonicalize.yaml:234:5",
+        "rules/canonicalize.yaml:235:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3218,7 +3216,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:222:5",
+            "rules/canonicalize.yaml:226:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3240,7 +3238,7 @@ class PresentRestackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:241
+// Generated from: rules/canonicalize.yaml:245
 // where_never_true (priority 1002): Where(c, a, b) of a condition false everywhere by construction is b, b of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3248,7 +3246,7 @@ class PresentRestackRule : public RewritePattern {
 const gen::RuleSpec& specWhereNeverTrue() {
   static const gen::RuleSpec spec = {
     "where_never_true",
-    "rules/canonicalize.yaml:241:5",
+    "rules/canonicalize.yaml:245:5",
     3,  // root expr
     // slots
     {"c", "b", "y"},
@@ -3257,18 +3255,18 @@ const gen::RuleSpec& specWhereNeverTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:245:17", 0},
+      {"c", "rules/canonicalize.yaml:249:17", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:245:20"},
+      {"_", "rules/canonicalize.yaml:249:20"},
       // 2: b
-      {"b", "rules/canonicalize.yaml:245:23", 1},
+      {"b", "rules/canonicalize.yaml:249:23", 1},
       // 3: Where(c, _, b)
-      {"Where", "rules/canonicalize.yaml:245:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:249:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:247:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:251:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:248:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
+     {Check::kNative, "rules/canonicalize.yaml:252:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
       gen::nativePredicate("never_true")}},
     // rewrite variants
     {{}},
@@ -3318,13 +3316,13 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// b  (rules/canonicalize.yaml:245:23)
+  /// b  (rules/canonicalize.yaml:249:23)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(kB)) return same(kB, v) && k();
     return bind(kB, v) && k();
   }
 
-  /// y = Where(c, _, b)  (rules/canonicalize.yaml:245:11)
+  /// y = Where(c, _, b)  (rules/canonicalize.yaml:249:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3339,18 +3337,18 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:249:5:
+  /// Variant 0, rules/canonicalize.yaml:253:5:
   ///   y = b
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:250:11", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:254:11", "b")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotB,
-        "rules/canonicalize.yaml:249:5",
-        "rules/canonicalize.yaml:250:11")) return false;
+        "rules/canonicalize.yaml:253:5",
+        "rules/canonicalize.yaml:254:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3368,7 +3366,7 @@ class WhereNeverTrueRule : public RewritePattern {
             root,
             1002,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:241:5",
+            "rules/canonicalize.yaml:245:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3390,7 +3388,7 @@ class WhereNeverTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:252
+// Generated from: rules/canonicalize.yaml:256
 // where_always_true (priority 1001): Where(c, a, b) of a condition true everywhere by construction is a, a of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3398,7 +3396,7 @@ class WhereNeverTrueRule : public RewritePattern {
 const gen::RuleSpec& specWhereAlwaysTrue() {
   static const gen::RuleSpec spec = {
     "where_always_true",
-    "rules/canonicalize.yaml:252:5",
+    "rules/canonicalize.yaml:256:5",
     3,  // root expr
     // slots
     {"c", "a", "y"},
@@ -3407,18 +3405,18 @@ const gen::RuleSpec& specWhereAlwaysTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:256:17", 0},
+      {"c", "rules/canonicalize.yaml:260:17", 0},
       // 1: a
-      {"a", "rules/canonicalize.yaml:256:20", 1},
+      {"a", "rules/canonicalize.yaml:260:20", 1},
       // 2: _
-      {"_", "rules/canonicalize.yaml:256:23"},
+      {"_", "rules/canonicalize.yaml:260:23"},
       // 3: Where(c, a, _)
-      {"Where", "rules/canonicalize.yaml:256:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:260:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:258:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:262:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:259:12", "c", gen::kNoSlot, {"c"}, {0},
+     {Check::kNative, "rules/canonicalize.yaml:263:12", "c", gen::kNoSlot, {"c"}, {0},
       "always_true", gen::nativePredicate("always_true")}},
     // rewrite variants
     {{}},
@@ -3468,13 +3466,13 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// a  (rules/canonicalize.yaml:256:20)
+  /// a  (rules/canonicalize.yaml:260:20)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     return bind(kA, v) && k();
   }
 
-  /// y = Where(c, a, _)  (rules/canonicalize.yaml:256:11)
+  /// y = Where(c, a, _)  (rules/canonicalize.yaml:260:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3489,18 +3487,18 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:260:5:
+  /// Variant 0, rules/canonicalize.yaml:264:5:
   ///   y = a
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/canonicalize.yaml:261:11", "a")) return false;
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:265:11", "a")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotA,
-        "rules/canonicalize.yaml:260:5",
-        "rules/canonicalize.yaml:261:11")) return false;
+        "rules/canonicalize.yaml:264:5",
+        "rules/canonicalize.yaml:265:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3518,7 +3516,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
             root,
             1001,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:252:5",
+            "rules/canonicalize.yaml:256:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3540,7 +3538,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:263
+// Generated from: rules/canonicalize.yaml:267
 // add_computed_zero (priority 101): Add(x, z) (in either order) of z zero everywhere by construction is x, x of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3548,7 +3546,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 const gen::RuleSpec& specAddComputedZero() {
   static const gen::RuleSpec spec = {
     "add_computed_zero",
-    "rules/canonicalize.yaml:263:5",
+    "rules/canonicalize.yaml:267:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -3557,16 +3555,16 @@ const gen::RuleSpec& specAddComputedZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:267:15", 0},
+      {"x", "rules/canonicalize.yaml:271:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:267:18", 1},
+      {"z", "rules/canonicalize.yaml:271:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:267:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:271:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:269:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:273:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:270:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
+     {Check::kNative, "rules/canonicalize.yaml:274:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
       gen::nativePredicate("all_zero")}},
     // rewrite variants
     {{}},
@@ -3617,18 +3615,18 @@ class AddComputedZeroMatch : public CanonicalizeSharedMatch<AddComputedZeroIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:271:5:
+  /// Variant 0, rules/canonicalize.yaml:275:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:272:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:276:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:271:5",
-        "rules/canonicalize.yaml:272:11")) return false;
+        "rules/canonicalize.yaml:275:5",
+        "rules/canonicalize.yaml:276:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3646,7 +3644,7 @@ class AddComputedZeroRule : public RewritePattern {
             root,
             101,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:263:5",
+            "rules/canonicalize.yaml:267:5",
             {}}),
         root_output_(root_output) {}
 

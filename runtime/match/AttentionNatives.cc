@@ -747,8 +747,10 @@ bool splitsBatchedScores(const MatchContext& ctx, ValueArgs args) {
          sameDim(g, s4, 2, q4, 2) && sameDim(g, s4, 3, k4, 2);
 }
 
-/// merges_batched_scores(t, a): t = Reshape(a) views [B, N, S, L] as [B*N, S, L] (its last
-/// two dims a's, so its first is B*N).
+/// merges_batched_scores(t, s4): t = Reshape(s4 + masks) views the scores [B, N, S, L] as
+/// [B*N, S, L] (its last two dims s4's). Of s4, not of the sum, whose dims a mask's own
+/// names may hide: in a run the model completes the sum is s4's shape (see
+/// batched_heads_masked_to_4d).
 bool mergesBatchedScores(const MatchContext& ctx, ValueArgs args) {
   const Graph& g = ctx.graph;
   const ValueId t = args[0], a = args[1];
@@ -1009,7 +1011,8 @@ NativeFamily attentionNatives() {
       {"splits_batched_scores", 3, &splitsBatchedScores,
        "s4 is [B, N, S, L] of q4's B, N, S and k4's L (q4, k4 heads [B, N, L, H])"},
       {"merges_batched_scores", 2, &mergesBatchedScores,
-       "t = Reshape(a) views a [B, N, S, L] as [B*N, S, L] (t's last two dims a's)"},
+       "t = Reshape(scores s4 + masks) views s4's [B, N, S, L] as [B*N, S, L] (t's last two "
+       "dims s4's)"},
       {"swaps_last_two_through_3d", 3, &swapsLastTwoThrough3d,
        "y = Reshape(Transpose(r, [0, 2, 1])) of r = Reshape(x): x [a, b, c, d], r [a*b, c, "
        "d], y [a, b, d, c], which is x with its last two axes swapped"},

@@ -847,6 +847,9 @@ struct BatchedHeadsSpec {
   /// back to [B*N, S, S] after (BART's attention_mask; CLIP's causal mask, then its
   /// attention_mask).
   int masks = 0;
+  /// The masks' last dim as declared (run-time shapes): the keys' S, or a name of its own
+  /// (HF's 4-D mask is [B, 1, S, T] of attention_mask [B, T]), which nothing proves S.
+  std::string mask_keys = "S";
   bool k_bias = true;  ///< Whisper's k_proj has none
   bool cross = false;  ///< K and V from enc [B, L, 8] (a decoder's cross attention)
   int opset = 14;
@@ -914,8 +917,8 @@ std::string batchedHeadsModel(const BatchedHeadsSpec& spec) {
   std::string signature = "float[" + dims + "] x";
   if (spec.cross) signature += spec.dynamic ? ", float[B, L, 8] enc" : ", float[3, 4, 8] enc";
   for (int i = 1; i <= spec.masks; ++i)
-    signature += ", float[" + std::string(spec.dynamic ? "B, 1, S, S" : "3, 1, 5, 5") + "] mask" +
-                 std::to_string(i);
+    signature += ", float[" + (spec.dynamic ? "B, 1, S, " + spec.mask_keys : "3, 1, 5, 5") +
+                 "] mask" + std::to_string(i);
   return "<ir_version: 7, opset_import: [\"\" : " + std::to_string(spec.opset) + "]>\ng (" +
          signature + ") => (float[" + dims + "] y)\n<" + inits + ">\n{\n" + body + "}\n";
 }
@@ -955,6 +958,24 @@ TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatchWithAMaskAddedIn4d) {
     EXPECT_EQ(intAttribute(model, "MultiHeadAttention", "num_heads"), 2);
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "Softmax"), 0);
     expectSameInOrt(text);
+  }
+}
+
+// The mask's key dim declared T, not provably the keys' S: in a run the model completes it
+// is S (or 1), since the sum is viewed back as the scores and multiplied by V.
+TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatchWithAMaskOfItsOwnKeyDim) {
+  BatchedHeadsSpec spec = batchedHeads(true);
+  spec.masks = 1;
+  spec.mask_keys = "T";
+  const std::string text = batchedHeadsModel(spec);
+  onnx::ModelProto model;
+  const Ops ops = fuse(text, &model);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+      << ::testing::PrintToString(ops);
+  for (const char* keys : {"T=5", "T=1"}) {
+    const testing::OracleVerdict v =
+        testing::compareInOrt(testing::parseModel(text), model, {"B=2", "S=5", keys}, "");
+    EXPECT_TRUE(v.equal) << keys << ": " << v.report;
   }
 }
 
