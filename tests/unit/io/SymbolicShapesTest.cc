@@ -43,6 +43,14 @@ std::string shapeOf(const onnx::ModelProto& model, const std::string& name) {
   return shapeIn(model.graph(), name);
 }
 
+/// The name of dim `axis` of intermediate value `name` (its value_info), "" for a sized dim,
+/// "untyped" when it has no value_info.
+std::string dimName(const onnx::ModelProto& model, const std::string& name, int axis) {
+  for (const onnx::ValueInfoProto& v : model.graph().value_info())
+    if (v.name() == name) return v.type().tensor_type().shape().dim(axis).dim_param();
+  return "untyped";
+}
+
 /// Branch `attr` ("then_branch", "else_branch") of the main graph's last node.
 const onnx::GraphProto& branch(const onnx::ModelProto& model, const std::string& attr) {
   const onnx::NodeProto& n = model.graph().node(model.graph().node_size() - 1);
@@ -112,13 +120,8 @@ g (float[B, 2, S, 4] h) => (float[B, 2, S, 4] y) <int64 i0 = {0}, int64 two = {2
 )");
   EXPECT_EQ(shapeOf(m, "r"), "[?, S, 4]") << "2*B is unsized; -1 is S";
   EXPECT_EQ(shapeOf(m, "z"), "[?]");
-  auto dim0 = [&](const std::string& name) {
-    for (const onnx::ValueInfoProto& v : m.graph().value_info())
-      if (v.name() == name) return v.type().tensor_type().shape().dim(0).dim_param();
-    return std::string("untyped");
-  };
-  EXPECT_EQ(dim0("r"), "unk__(2*B)");
-  EXPECT_EQ(dim0("z"), "unk__(2*B)") << "B * 2 is 2 * B";
+  EXPECT_EQ(dimName(m, "r", 0), "unk__(2*B)");
+  EXPECT_EQ(dimName(m, "z", 0), "unk__(2*B)") << "B * 2 is 2 * B";
 }
 
 TEST(SymbolicShapes, SizesTorchReshapeGemmReshape) {
@@ -482,14 +485,9 @@ g (float[B, S, 8] x, float[B, 2, P, 4] past_k, float[B, 2, P, 4] past_v, float[8
   EXPECT_EQ(shapeOf(m, "present"), "[2, B, 2, ?, 4]");
   EXPECT_EQ(shapeOf(m, "fresh"), "[2, B, 2, S, 4]");
   // P + S, one name for the key and the value cache alike.
-  auto dim = [&](const std::string& name, int i) {
-    for (const onnx::ValueInfoProto& v : m.graph().value_info())
-      if (v.name() == name) return v.type().tensor_type().shape().dim(i).dim_param();
-    return std::string("untyped");
-  };
-  EXPECT_EQ(dim("pk", 2), "unk__(P + S)");
-  EXPECT_EQ(dim("pv", 2), "unk__(P + S)");
-  EXPECT_EQ(dim("present", 3), "unk__(P + S)");
+  EXPECT_EQ(dimName(m, "pk", 2), "unk__(P + S)");
+  EXPECT_EQ(dimName(m, "pv", 2), "unk__(P + S)");
+  EXPECT_EQ(dimName(m, "present", 3), "unk__(P + S)");
 }
 
 TEST(SymbolicShapes, SizesEmbedLayerNormalization) {
