@@ -34,9 +34,14 @@ constexpr int kMaxDepth = 24;
 
 /// `x` as an element of type `elem` holds it, when that is exact enough to reason with:
 /// float rounds to nearest (and overflows to infinity), double is x, integers and bool must
-/// hold x exactly, float16 only its small integers. Nullopt otherwise.
+/// hold x exactly, within their type's range (a cast or a sum outside it wraps, or is
+/// undefined), float16 only its small integers. Nullopt otherwise.
 std::optional<double> roundTo(int32_t elem, double x) {
   if (std::isnan(x)) return std::nullopt;
+  auto integer = [&](double lo, double hi) -> std::optional<double> {
+    if (x == std::trunc(x) && x >= lo && x <= hi) return x;
+    return std::nullopt;
+  };
   switch (elem) {
     case TensorProto::DOUBLE:
       return x;
@@ -50,12 +55,15 @@ std::optional<double> roundTo(int32_t elem, double x) {
       if (x == 0 || x == 1) return x;
       return std::nullopt;
     case TensorProto::INT64:
+      return integer(-9007199254740992.0, 9007199254740992.0);  // exact in a double
     case TensorProto::INT32:
+      return integer(-2147483648.0, 2147483647.0);
     case TensorProto::INT16:
+      return integer(-32768, 32767);
     case TensorProto::INT8:
+      return integer(-128, 127);
     case TensorProto::UINT8:
-      if (x == std::trunc(x) && std::fabs(x) <= 2147483647.0) return x;
-      return std::nullopt;
+      return integer(0, 255);
     default:
       return std::nullopt;
   }
