@@ -46,32 +46,13 @@ std::string mixedTypeParameter(const Graph& graph, const Node& node, LocalInfere
   if (!canonicalDomain(node.domain()).empty()) return {};
   const int64_t opset = graph.opsetVersion("");
   if (opset <= 0) return {};
-  // One entry per formal input: its type parameter ('.' for a fixed type), and '*' or
-  // '?' when it is the variadic last one.
-  struct Formal {
-    std::string_view param;
-    char variadic = 0;
-  };
-  std::vector<Formal> formals;
-  std::string_view sig =
-      onnxTypeParams(node.opType(), std::min<int64_t>(opset, kOnnxRegistryOpset));
-  while (!sig.empty()) {
-    const size_t space = sig.find(' ');
-    std::string_view word = sig.substr(0, space);
-    sig = space == std::string_view::npos ? std::string_view() : sig.substr(space + 1);
-    Formal f;
-    if (word.back() == '*' || word.back() == '?') {
-      f.variadic = word.back();
-      word.remove_suffix(1);
-    }
-    f.param = word;
-    formals.push_back(f);
-  }
+  const std::vector<FormalInput> formals =
+      onnxFormalInputs(node.opType(), std::min<int64_t>(opset, kOnnxRegistryOpset));
   if (formals.empty()) return {};
   std::unordered_map<std::string_view, std::pair<int32_t, size_t>> bound;  // param: elem, input
   for (size_t i = 0; i < node.inputs().size(); ++i) {
     const bool past_end = i >= formals.size();
-    const Formal& formal = past_end ? formals.back() : formals[i];
+    const FormalInput& formal = past_end ? formals.back() : formals[i];
     if (past_end && !formal.variadic) break;
     if (formal.variadic == '?') break;
     if (node.input(i) == kNoId || formal.param == ".") continue;

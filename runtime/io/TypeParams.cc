@@ -32,4 +32,21 @@ std::string_view onnxTypeParams(std::string_view op, int64_t opset) {
   return row.op == op ? row.params : std::string_view();
 }
 
+std::vector<FormalInput> onnxFormalInputs(std::string_view op, int64_t opset) {
+  std::vector<FormalInput> formals;
+  std::string_view sig = onnxTypeParams(op, opset);
+  while (!sig.empty()) {
+    const size_t space = sig.find(' ');
+    FormalInput f;
+    f.param = sig.substr(0, space);
+    sig = space == std::string_view::npos ? std::string_view() : sig.substr(space + 1);
+    if (f.param.back() == '*' || f.param.back() == '?') {
+      f.variadic = f.param.back();
+      f.param.remove_suffix(1);
+    }
+    formals.push_back(f);
+  }
+  return formals;
+}
+
 }  // namespace onnx_rewrite

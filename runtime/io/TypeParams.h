@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace onnx_rewrite {
 
@@ -21,5 +22,14 @@ namespace onnx_rewrite {
 /// that input is variadic and homogeneous, '?' when heterogeneous. Empty when the op has no
 /// schema at that opset, or no inputs.
 std::string_view onnxTypeParams(std::string_view op, int64_t opset);
+
+/// One formal input of onnxTypeParams's signature, read.
+struct FormalInput {
+  std::string_view param;  ///< its type parameter, "." for a fixed type
+  char variadic = 0;       ///< '*' homogeneous or '?' heterogeneous variadic last input; 0
+};
+
+/// The formal inputs of `op` at `opset` (onnxTypeParams), in order; empty when unknown.
+std::vector<FormalInput> onnxFormalInputs(std::string_view op, int64_t opset);
 
 }  // namespace onnx_rewrite

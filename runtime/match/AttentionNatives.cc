@@ -753,11 +753,11 @@ bool splitsBatchedScores(const MatchContext& ctx, ValueArgs args) {
 /// batched_heads_masked_to_4d).
 bool mergesBatchedScores(const MatchContext& ctx, ValueArgs args) {
   const Graph& g = ctx.graph;
-  const ValueId t = args[0], a = args[1];
+  const ValueId t = args[0], s4 = args[1];
   const auto ts = staticShape(g, t);
-  const auto as = staticShape(g, a);
-  return ts && as && ts->size() == 3 && as->size() == 4 && sameDim(g, t, 1, a, 2) &&
-         sameDim(g, t, 2, a, 3);
+  const auto ss = staticShape(g, s4);
+  return ts && ss && ts->size() == 3 && ss->size() == 4 && sameDim(g, t, 1, s4, 2) &&
+         sameDim(g, t, 2, s4, 3);
 }
 
 std::optional<onnx::AttributeProto> floatAttribute(double value) {

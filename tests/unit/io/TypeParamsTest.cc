@@ -34,6 +34,20 @@ TEST(TypeParams, IsEmptyForAnOpWithoutASchemaAtThatOpset) {
   EXPECT_EQ(onnxTypeParams("Add", 0), "");
 }
 
+TEST(TypeParams, ReadsTheSignatureAsFormalInputs) {
+  const std::vector<FormalInput> reshape = onnxFormalInputs("Reshape", 14);
+  ASSERT_EQ(reshape.size(), 2u);
+  EXPECT_EQ(reshape[0].param, "T");
+  EXPECT_EQ(reshape[1].param, ".");
+  EXPECT_EQ(reshape[1].variadic, 0);
+  const std::vector<FormalInput> loop = onnxFormalInputs("Loop", 16);
+  ASSERT_EQ(loop.size(), 3u);
+  EXPECT_EQ(loop[2].param, "V");
+  EXPECT_EQ(loop[2].variadic, '?');
+  EXPECT_EQ(onnxFormalInputs("Concat", 13)[0].variadic, '*');
+  EXPECT_TRUE(onnxFormalInputs("NoSuchOp", 17).empty());
+}
+
 // The table is ONNX's registry: for every ai.onnx op and opset the registry answers for,
 // the same schema version is found, with one word per formal input.
 TEST(TypeParams, AgreesWithTheSchemaRegistryForEveryOpAndOpset) {
