@@ -372,6 +372,15 @@ void castRule(const NodeView& n, std::vector<Facts>& out) {
   setValue(out[0], static_cast<int32_t>(*to), *n.shape(0), *v);
 }
 
+/// CastLike(x, like) (opset 15): x's shape in like's element type (torchlib writes it for
+/// every literal it mixes with a tensor). Values are not carried: Cast covers shapes.
+void castLikeRule(const NodeView& n, std::vector<Facts>& out) {
+  const int32_t to = n.elem(1);
+  if (to <= 0) return;
+  out[0].elem = to;
+  if (n.shape(0)) out[0].shape = *n.shape(0);
+}
+
 /// k * a for a linear form a; unknown on overflow.
 Sym scaleSym(const Sym& a, int64_t k) {
   if (k == 0) return Sym::of(0);
@@ -748,6 +757,7 @@ void addValueOpRules(OpRules& rules) {
   rules["Unsqueeze"] = unsqueezeRule;
   rules["Squeeze"] = squeezeRule;
   rules["Cast"] = castRule;
+  rules["CastLike"] = castLikeRule;
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) rules[op] = arithmeticRule;
   rules["Equal"] = equalRule;
   rules["Where"] = whereRule;

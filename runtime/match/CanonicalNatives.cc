@@ -10,8 +10,12 @@
 // move or repeat elements, and elementwise arithmetic and comparisons of such values, to
 // the one value every element has, rounded as the model's element type rounds it; the
 // canonicalization rules then drop the Where that never chooses and the Add of a zero.
+// It also reads a static dim out of Shape (Gather(Shape(t), i)), so that a scale computed
+// from a head size at run time, as torchlib's SDPA does before constant folding, becomes
+// the constant the attention rules read.
 //
 //===----------------------------------------------------------------------===//
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -107,6 +111,44 @@ std::optional<double> arithmetic(const std::string& op, double a, double b) {
   return std::nullopt;
 }
 
+/// The dims Shape(t, start, end) node `shape` reads (-1 where not static), or nullopt.
+std::optional<std::vector<int64_t>> shapeOutput(const MatchContext& ctx, const Node& shape) {
+  std::optional<std::vector<int64_t>> dims = staticShape(ctx.graph, shape.input(0));
+  if (!dims) return std::nullopt;
+  const int64_t rank = static_cast<int64_t>(dims->size());
+  auto clamp = [&](int64_t a) {
+    return std::min(std::max(a < 0 ? a + rank : a, int64_t{0}), rank);
+  };
+  const onnx::AttributeProto* start_attr = shape.attribute("start");
+  const onnx::AttributeProto* end_attr = shape.attribute("end");
+  const int64_t start = clamp(start_attr ? start_attr->i() : 0);
+  const int64_t end = std::max(start, clamp(end_attr ? end_attr->i() : rank));
+  return std::vector<int64_t>(dims->begin() + start, dims->begin() + end);
+}
+
+/// What Shape node `shape`'s output holds everywhere: its dims when they are all one static
+/// size (Shape(t, start=-1) of a static last dim).
+std::optional<double> uniformDims(const MatchContext& ctx, const Node& shape) {
+  const std::optional<std::vector<int64_t>> dims = shapeOutput(ctx, shape);
+  if (!dims || dims->empty() || (*dims)[0] < 0) return std::nullopt;
+  for (int64_t d : *dims)
+    if (d != (*dims)[0]) return std::nullopt;
+  return static_cast<double>((*dims)[0]);
+}
+
+/// Dim `i` of `t` read by Gather(Shape(t, start, end), i) when it is static: the one value a
+/// one-element index picks.
+std::optional<double> gatheredDim(const MatchContext& ctx, const Node& shape, ValueId index) {
+  const std::optional<std::vector<double>> i = constantValues(ctx.model, ctx.graph, index, 1);
+  const std::optional<std::vector<int64_t>> dims = shapeOutput(ctx, shape);
+  if (!i || i->size() != 1 || !dims) return std::nullopt;
+  const int64_t length = static_cast<int64_t>(dims->size());
+  int64_t k = static_cast<int64_t>((*i)[0]);
+  if (k < 0) k += length;
+  if (k < 0 || k >= length || (*dims)[static_cast<size_t>(k)] < 0) return std::nullopt;
+  return static_cast<double>((*dims)[static_cast<size_t>(k)]);
+}
+
 /// What `n`'s output `out` holds everywhere, by its op.
 std::optional<double> uniformOutput(const MatchContext& ctx, const Node& n, ValueId out,
                                     int depth) {
@@ -122,6 +164,11 @@ std::optional<double> uniformOutput(const MatchContext& ctx, const Node& n, Valu
     if (!value->has_t()) return std::nullopt;
     return uniformTensor(ctx.model, value->t());
   }
+  if (op == "Shape") return uniformDims(ctx, n);
+  if (op == "Gather" && n.inputs().size() == 2)
+    if (const Node* shape = ctx.graph.producerOf(n.input(0));
+        shape && shape->live() && shape->opType() == "Shape" && shape->domain().empty())
+      return gatheredDim(ctx, *shape, n.input(1));
   // Ops that only move, pick or repeat elements (their other inputs are shapes, axes or
   // indices; on inputs they reject the model fails as well).
   if (op == "Identity" || op == "Reshape" || op == "Expand" || op == "Unsqueeze" ||
@@ -154,6 +201,26 @@ std::optional<double> uniformOutput(const MatchContext& ctx, const Node& n, Valu
     const bool integral = target != TensorProto::FLOAT && target != TensorProto::DOUBLE &&
                           target != TensorProto::FLOAT16;
     return roundTo(target, integral ? std::trunc(*x) : *x);
+  }
+  if (op == "CastLike" && n.inputs().size() == 2) {
+    const std::optional<double> x = input(0);
+    const int32_t target = valueElemType(ctx.graph, n.input(1));
+    if (!x || target == TensorProto::BOOL) return std::nullopt;
+    const bool integral = target != TensorProto::FLOAT && target != TensorProto::DOUBLE &&
+                          target != TensorProto::FLOAT16;
+    return roundTo(target, integral ? std::trunc(*x) : *x);
+  }
+  // Square root and reciprocal are correctly rounded in double, so rounding that to float
+  // again gives what a float kernel gives (IEEE 754 requires both correctly rounded).
+  if (op == "Sqrt") {
+    const std::optional<double> x = input(0);
+    if (!x || *x < 0) return std::nullopt;
+    return roundTo(elem, std::sqrt(*x));
+  }
+  if (op == "Reciprocal") {
+    const std::optional<double> x = input(0);
+    if (!x || *x == 0) return std::nullopt;
+    return roundTo(elem, 1.0 / *x);
   }
   if (op == "Not") {
     const std::optional<double> x = input(0);
@@ -204,6 +271,58 @@ bool allZero(const MatchContext& ctx, ValueArgs args) {
   return z && *z == 0;
 }
 
+/// True when `v`'s value is computed from a static dim read out of a Shape, within the
+/// analysis' depth.
+bool readsStaticDim(const Graph& graph, ValueId v, int depth) {
+  if (v == kNoId || depth > kMaxDepth) return false;
+  const Node* n = graph.producerOf(v);
+  if (!n || !n->live() || !n->domain().empty()) return false;
+  if (n->opType() == "Shape") return true;
+  for (ValueId in : n->inputs())
+    if (readsStaticDim(graph, in, depth + 1)) return true;
+  return false;
+}
+
+/// The one element of floating-point value `v` of at most one element, when it is computed
+/// (not a constant itself) from constants and static dims alone.
+std::optional<double> dimDerivedScalar(const MatchContext& ctx, ValueId v) {
+  const onnx::TensorShapeProto* shape = valueShape(ctx.graph, v);
+  const int32_t elem = valueElemType(ctx.graph, v);
+  if (!shape || shape->dim_size() > 1 || constantTensor(ctx.graph, v)) return std::nullopt;
+  if (shape->dim_size() == 1 && (!shape->dim(0).has_dim_value() || shape->dim(0).dim_value() != 1))
+    return std::nullopt;
+  if (elem != TensorProto::FLOAT && elem != TensorProto::DOUBLE) return std::nullopt;
+  if (!readsStaticDim(ctx.graph, v, 0)) return std::nullopt;
+  return uniformValue(ctx, v, 0);
+}
+
+/// computed_from_dims(y): see dimDerivedScalar; and y is the whole computation, not a part
+/// of a reader that is one too (that reader is folded instead, taking y with it).
+bool computedFromDims(const MatchContext& ctx, ValueArgs args) {
+  if (!dimDerivedScalar(ctx, args[0])) return false;
+  for (const Use& u : ctx.graph.value(args[0]).uses()) {
+    if (u.input == kSubgraphUse) continue;
+    const Node& reader = ctx.graph.node(u.node);
+    if (reader.outputs().size() == 1 && dimDerivedScalar(ctx, reader.output(0))) return false;
+  }
+  return true;
+}
+
+/// dim_scalar(y): the constant computed_from_dims(y) proved, of y's type and shape.
+std::optional<onnx::TensorProto> dimScalar(const MatchContext& ctx, ValueArgs args) {
+  const std::optional<double> x = dimDerivedScalar(ctx, args[0]);
+  if (!x) return std::nullopt;
+  onnx::TensorProto t;
+  const int32_t elem = valueElemType(ctx.graph, args[0]);
+  t.set_data_type(elem);
+  if (valueShape(ctx.graph, args[0])->dim_size() == 1) t.add_dims(1);
+  if (elem == TensorProto::FLOAT)
+    t.add_float_data(static_cast<float>(*x));
+  else
+    t.add_double_data(*x);
+  return t;
+}
+
 /// same_shape(a, b): a and b have one known rank and every dim alike (see sameDim).
 bool sameShape(const MatchContext& ctx, ValueArgs args) {
   const onnx::TensorShapeProto* a = valueShape(ctx.graph, args[0]);
@@ -228,6 +347,14 @@ NativeFamily canonicalNatives() {
       {"same_shape", 2, &sameShape,
        "a and b have the same known rank and every dim alike: equal static sizes or one "
        "symbol"},
+      {"computed_from_dims", 1, &computedFromDims,
+       "y, a float or double of one element and no constant itself, is computed from static "
+       "dims read out of a Shape and constants alone (Gather, casts, arithmetic, Sqrt, "
+       "Reciprocal; see never_true)"},
+  };
+  f.tensor_helpers = {
+      {"dim_scalar", 1, &dimScalar,
+       "the constant of y's type and shape that computed_from_dims(y) proved y to hold"},
   };
   return f;
 }

@@ -34,6 +34,52 @@ bool onlyFeedsMatch(const Graph& graph, NodeId user, const std::vector<NodeId>& 
   return read;
 }
 
+/// Ops that compute shapes and indices (TorchScript's Unsqueeze(Gather(Shape(x), 0)), a
+/// Concat of such dims): a handful of small integer values.
+bool isShapeOp(const Node& node) {
+  static const char* const kOps[] = {"Shape",  "Size",  "Gather", "Unsqueeze", "Squeeze",
+                                     "Concat", "Slice", "Cast",   "Constant",  "Add",
+                                     "Sub",    "Mul",   "Div",    "Identity"};
+  if (!node.domain().empty()) return false;
+  return std::find(std::begin(kOps), std::end(kOps), node.opType()) != std::end(kOps);
+}
+
+/// True when v is known to be an integer scalar or vector: a shape, a dim, an index.
+bool isSmallInteger(const Value& v) {
+  const onnx::TypeProto* type = v.type();
+  if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return false;
+  const int32_t elem = type->tensor_type().elem_type();
+  return (elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32) &&
+         type->tensor_type().shape().dim_size() <= 1;
+}
+
+/// True when matched node `id`, read outside the match, may simply stay for those readers:
+/// it and the matched nodes it reads are shape computations over values from outside the
+/// match, which outlive the rewrite. The rewrite erases only what it leaves without
+/// readers, so they stay; a shared dim (B read once, used by the match's head split and by
+/// another branch's) then blocks no fusion. Anything else kept would compute part of the
+/// match twice.
+bool staysForOtherReaders(const Graph& graph, NodeId id, const std::vector<NodeId>& matched) {
+  std::vector<NodeId> stack{id}, seen;
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+    seen.push_back(n);
+    const Node& node = graph.node(n);
+    if (!isShapeOp(node) || !node.subgraphs().empty()) return false;
+    for (ValueId out : node.outputs())
+      if (out != kNoId && !isSmallInteger(graph.value(out))) return false;
+    for (ValueId in : node.inputs()) {
+      if (in == kNoId) continue;
+      const NodeId producer = graph.value(in).producer();
+      if (producer != kNoId && std::find(matched.begin(), matched.end(), producer) != matched.end())
+        stack.push_back(producer);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& matched,
@@ -44,15 +90,23 @@ std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& mat
   };
   for (NodeId id : matched) {
     const Node& node = graph.node(id);
+    enum { kUnknown, kStays, kGoes } fate = kUnknown;  // decided when an output first escapes
     for (ValueId out : node.outputs()) {
       if (out == kNoId) continue;
       if (std::find(provided.begin(), provided.end(), out) != provided.end()) continue;
       const Value& v = graph.value(out);
-      if (v.isGraphOutput())
+      auto escapes = [&] {
+        if (fate == kUnknown) fate = staysForOtherReaders(graph, id, matched) ? kStays : kGoes;
+        return fate == kGoes;
+      };
+      if (v.isGraphOutput() && escapes())
         return "'" + v.name() + "' (output of " + node.opType() + " '" + node.name() +
                "') is a graph output the rewrite would remove";
       for (const Use& u : v.uses()) {
         if (inMatch(u.node) && u.input != kSubgraphUse) continue;
+        // A shape computation that stays is read by its other readers as any value from
+        // outside the match is: they are not feeders, and the target may read them.
+        if (!escapes()) continue;
         int budget = kMaxFeederNodes;
         std::vector<NodeId> found;
         if (feeders && u.input != kSubgraphUse &&

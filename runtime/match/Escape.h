@@ -3,7 +3,8 @@
 // The one safety check every rule gets without asking: a value computed inside
 // the match but read outside it (by another node, a subgraph, or as a graph
 // output) would disappear with the match, so such a match is rejected unless
-// the rule re-exports that value from its target. Existing fusion tools learned
+// the rule re-exports that value from its target, or it is a cheap shape
+// computation that can stay where it is. Existing fusion tools learned
 // this from wrong outputs; here it is not the rule author's job.
 //
 //===----------------------------------------------------------------------===//
@@ -20,7 +21,10 @@ namespace onnx_rewrite {
 /// matched nodes listed in `provided` are replaced by the target and may escape. A matched
 /// value may also be read by nodes outside the match that feed only the match (the Shape
 /// chain computing a matched Reshape's target from a matched value): they go with it,
-/// provided the target does not read them; they are added to `feeders` for that check.
+/// provided the target does not read them; they are added to `feeders` for that check. A
+/// matched shape computation (small integer values: Shape, Gather, Unsqueeze, Concat, ...)
+/// over values from outside the match may be read outside it too: it stays for those
+/// readers, as the rewrite erases only nodes it leaves without readers.
 std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& matched,
                               const std::vector<ValueId>& provided,
                               std::vector<NodeId>* feeders = nullptr);

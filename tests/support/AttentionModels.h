@@ -99,6 +99,9 @@ struct AttentionSpec {
   /// TorchScript (Unsqueeze(Gather(Shape(x), i), [0])) or dynamo (Shape(x, start=i,
   /// end=i+1), opset >= 15) write them, concatenated with the constant head dims.
   enum class Shapes { kConstant, kTorchScript, kDynamo } shapes = Shapes::kConstant;
+  /// With computed shapes: B and T read once from x (nanoGPT's `B, T, C = x.size()`) and
+  /// shared by every view and the masked_fill slice, instead of read from each value viewed.
+  bool shared_dims = false;
   /// GPT-2 eager (TorchScript): the causal slice's lengths are dim 2 of the V and Q heads,
   /// Unsqueeze(Gather(Shape(heads), 2)); otherwise dim 1 of x, a length no head reads.
   bool causal_from_heads = false;
@@ -165,14 +168,22 @@ inline std::string attentionModel(const AttentionSpec& s) {
         body += n + "_s = Shape(" + v + ")\n" + n + "_g = Gather <axis = 0> (" + n + "_s, i" + is +
                 ")\n" + n + " = Unsqueeze(" + n + "_g, ax0)\n";
     };
-    for (const char* p : {"q", "k", "v"}) {
-      const std::string n(p);
-      dim(n + "_b", n, 0);
-      dim(n + "_t", n, 1);
-      body += n + "_shape = Concat <axis = 0> (" + n + "_b, " + n + "_t, heads, head_size)\n";
+    if (s.shared_dims) {
+      dim("x_b", "x", 0);
+      dim("x_t", "x", 1);
     }
-    dim("x_b", "x", 0);
-    dim("x_t", "x", 1);
+    for (const char* p : {"q", "k", "v"}) {
+      const std::string n(p), from = s.shared_dims ? "x" : n;
+      if (!s.shared_dims) {
+        dim(n + "_b", n, 0);
+        dim(n + "_t", n, 1);
+      }
+      body += n + "_shape = Concat <axis = 0> (" + from + "_b, " + from + "_t, heads, head_size)\n";
+    }
+    if (!s.shared_dims) {
+      dim("x_b", "x", 0);
+      dim("x_t", "x", 1);
+    }
     body += "out_shape = Concat <axis = 0> (x_b, x_t, hidden)\n";
   }
   body += "qr = Reshape(q, q_shape)\nqh = Transpose <perm = [0, 2, 1, 3]> (qr)\n";
@@ -236,8 +247,12 @@ inline std::string attentionModel(const AttentionSpec& s) {
     init("int64[1] ax3 = {3}");
     init("float f_zero = {0.0}");
     init("float fill = {" + s.fill + "}");
-    body += "xs = Shape(x)\nlen = Slice(xs, one, ax2)\n";
-    body += "rows = Slice(tril, zero, len, ax2, one)\nsq = Slice(rows, zero, len, ax3, one)\n";
+    // T as nanoGPT reads it: the shared x.size(1), or x's shape sliced.
+    const bool shared = s.shared_dims && s.shapes != S::Shapes::kConstant;
+    const std::string len = shared ? "x_t" : "len";
+    if (!shared) body += "xs = Shape(x)\nlen = Slice(xs, one, ax2)\n";
+    body += "rows = Slice(tril, zero, " + len + ", ax2, one)\nsq = Slice(rows, zero, " + len +
+            ", ax3, one)\n";
     body += "masked = Equal(sq, f_zero)\nw = Where(masked, fill, sc)\n";
     last = "w";
   }

@@ -150,6 +150,9 @@ class GraphBuilder {
   /// unoptimized dynamo export the Identity that renames the inlined function's output.
   std::string returned(const std::string& x) { return unoptimized_ ? node("Identity", {x}) : x; }
 
+  /// True for an unoptimized dynamo export: torchlib's functions as written, nothing folded.
+  bool unoptimized() const { return unoptimized_; }
+
   std::string intTensor(const std::string& name, const Ints& dims, const Ints& values) {
     onnx::TensorProto* t = graph_.add_initializer();
     t->set_name(name);
@@ -417,6 +420,16 @@ class ModelWriter {
       std::string kt = k_transposed ? k : transpose(k, {0, 1, 3, 2});
       scores = b_.node("Div", {b_.node("MatMul", {q, kt}),
                                b_.scalar(std::sqrt(static_cast<float>(s_.head_dim)))});
+    } else if (b_.unoptimized()) {
+      // torchlib's _attention_scale, unfolded: 1 / sqrt(q.size(-1)) read at run time, and
+      // its square root taken once for Q and once for K^T.
+      std::string head =
+          b_.node("Gather", {b_.node("Shape", {q}), b_.ints({-1})}, {attrInt("axis", 0)});
+      std::string scale = b_.node("Div", {b_.node("CastLike", {b_.scalar(1.0f), q}),
+                                          b_.node("Sqrt", {b_.node("CastLike", {head, q})})});
+      std::string qs = b_.node("Mul", {q, b_.node("Sqrt", {scale})});
+      std::string ks = b_.node("Mul", {transpose(k, {0, 1, 3, 2}), b_.node("Sqrt", {scale})});
+      scores = b_.node("MatMul", {qs, ks});
     } else {
       const float root_scale = 1.0f / std::sqrt(std::sqrt(static_cast<float>(s_.head_dim)));
       std::string qs = b_.node("Mul", {q, b_.scalar(root_scale)});

@@ -34,8 +34,9 @@
 // `unoptimized` dynamo exports are what torch 2.4's exporter leaves when no optimizer runs:
 // an Identity per parameter read and per module (and torchlib function) output, e.g. one
 // reading RMSNorm's Reciprocal and one for .contiguous() between the merge's Transpose and
-// Reshape, and literals as Constant nodes. The module functions are inlined (no
-// FunctionProtos).
+// Reshape, literals as Constant nodes, and SDPA's scale computed at run time from the
+// query's head size (1 / sqrt(q.size(-1)), as torchlib writes it). The module functions are
+// inlined (no FunctionProtos).
 // Value_info carries every intermediate shape with the symbolic dims batch and seq,
 // as the exporters leave it (ONNX shape inference with data propagation).
 //

@@ -430,6 +430,72 @@ TEST(InterpTarget, AShapeChainAlsoReadElsewhereBlocksTheMatch) {
   EXPECT_EQ(dead_end.result.stats.rules[0].applied, 0u);
 }
 
+/// y = Reshape(Relu(x), Concat(Unsqueeze(Gather(Shape(s), 0), 0), -1)) -> com.test.Fused(x):
+/// the shape computation, on s, is part of the match.
+Rule reshapeWithMatchedShapeRule() {
+  Rule r("fused_reshape");
+  ExprId relu = r.named(r.op("Relu", {r.cap("x")}), "t");
+  ExprId dim = r.named(
+      r.op("Unsqueeze", {r.op("Gather", {r.op("Shape", {r.cap("s")}), r.cap("i")}), r.cap("i")}),
+      "b");
+  r.root(r.op("Reshape", {relu, r.op("Concat", {dim, r.cap("minus_one")})}), "y");
+  Target t = r.rewrite();
+  t.replace("y", t.op("com.test.Fused", {t.ref("x")}));
+  return r;
+}
+
+/// The batch dim b read by the matched Reshape's shape and by `reader` outside the match.
+std::string sharedBatchDim(const std::string& of, const std::string& reader) {
+  return R"(
+<ir_version: 8, opset_import: ["" : 17, "com.test" : 1]>
+g (float[2, 3, 4] x, float[2, 12] w) => (float[2, 12] y, float[2, 12] z)
+<int64[1] minus_one = {-1}, int64 zero = {0}> {
+  t = Relu(x)
+  xs = Shape()" +
+         of + R"()
+  g0 = Gather <axis = 0> (xs, zero)
+  b = Unsqueeze(g0, zero)
+  shape = Concat <axis = 0> (b, minus_one)
+  y = Reshape(t, shape)
+)" + reader +
+         "}\n";
+}
+
+const char* kOtherView = "  bw = Concat <axis = 0> (b, minus_one)\n  z = Reshape(w, bw)\n";
+
+TEST(InterpTarget, AMatchedShapeComputationAlsoReadElsewhereStaysForThatReader) {
+  // B read once (TorchScript's Unsqueeze(Gather(Shape(x), 0))) and used by two views: the
+  // matched dim is computed from x, outside the match, so it stays for the other view.
+  Outcome out = runRules(sharedBatchDim("x", kOtherView), reshapeWithMatchedShapeRule());
+  EXPECT_EQ(out.ops(),
+            (Ops{"Shape", "Gather", "Unsqueeze", "com.test::Fused", "Concat", "Reshape"}))
+      << out.reason();
+  // The dim a graph output: the same.
+  std::string as_output = sharedBatchDim("x", "");
+  as_output.replace(as_output.find("float[2, 12] z"), 14, "int64[1] b");
+  Outcome kept = runRules(as_output, reshapeWithMatchedShapeRule());
+  EXPECT_EQ(kept.ops(), (Ops{"Shape", "Gather", "Unsqueeze", "com.test::Fused"})) << kept.reason();
+  // Read nowhere else, it goes with the match.
+  Outcome alone = runRules(sharedBatchDim("x", "  z = Relu(w)\n"), reshapeWithMatchedShapeRule());
+  EXPECT_EQ(alone.ops(), (Ops{"com.test::Fused", "Relu"}));
+}
+
+TEST(InterpTarget, AMatchedShapeComputationOfAMatchedValueStillBlocksTheMatch) {
+  // Shape(t) of the matched Relu: keeping the dim for z would keep the Relu, computed twice.
+  Outcome out = runRules(sharedBatchDim("t", kOtherView), reshapeWithMatchedShapeRule());
+  EXPECT_EQ(out.result.stats.rules[0].applied, 0u);
+  EXPECT_NE(out.reason().find("'b' (output of Unsqueeze"), std::string::npos) << out.reason();
+  EXPECT_NE(out.reason().find("is also used by Concat"), std::string::npos) << out.reason();
+}
+
+TEST(InterpTarget, AMatchedValueThatIsNotAShapeStillBlocksTheMatch) {
+  // A float value read elsewhere is a real intermediate, whatever op computes it.
+  Outcome out =
+      runRules(sharedBatchDim("x", "  z = Reshape(t, shape)\n"), reshapeWithMatchedShapeRule());
+  EXPECT_EQ(out.result.stats.rules[0].applied, 0u);
+  EXPECT_NE(out.reason().find("'t' (output of Relu"), std::string::npos) << out.reason();
+}
+
 TEST(InterpTarget, AnUnusedOutputZeroIsOmittedToo) {
   // _, b = Split(x); y = Relu(b) -> _, y = com.test.Pair(x).
   Rule r("second_half");

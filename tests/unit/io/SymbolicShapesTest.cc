@@ -191,6 +191,25 @@ g (float[B, S, 8] x) => (float[B, S, 2, 4] y) <int64[2] heads = {2, 4}> {
   EXPECT_EQ(shapeOf(m, "r"), "[B, S, 2, 4]");
 }
 
+TEST(SymbolicShapes, TypesCastLikeAsItsSecondInput) {
+  // torchlib's SDPA scale: CastLike(q.size(-1), q) is q's element type, of the dim's shape.
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float16[B, 2, S, 4] q) => (float16[1] y) <int64[1] last = {-1}> {
+  qs = Shape(q)
+  h = Gather <axis = 0> (qs, last)
+  hf = CastLike(h, q)
+  y = Sqrt(hf)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "hf"), "[1]");
+  const onnx::TypeProto* type = nullptr;
+  for (const auto& vi : m.graph().value_info())
+    if (vi.name() == "hf") type = &vi.type();
+  ASSERT_NE(type, nullptr);
+  EXPECT_EQ(type->tensor_type().elem_type(), onnx::TensorProto::FLOAT16);
+}
+
 TEST(SymbolicShapes, SizesExpandToAComputedShapeThroughWhereEqual) {
   // torch's expand(size): Where(Equal(shape, -1), ones, shape) then Expand.
   const onnx::ModelProto m = inferred(R"(

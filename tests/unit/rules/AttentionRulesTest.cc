@@ -650,6 +650,31 @@ TEST(MultiHeadAttentionRule, FusesNanoGptMaskedFill) {
   expectSameInOrt(text);
 }
 
+/// nanoGPT's attention with B and T read once (B, T, C = x.size()) and shared by the views
+/// of Q, K, V, the merge and the buffer's slice [:T, :T], as each exporter reads dims.
+std::string nanoGptOnDimsReadOnce(AttentionSpec::Shapes shapes) {
+  AttentionSpec s;
+  s.projection = AttentionSpec::Projection::kSplit;
+  s.mask = Mask::kMaskedFill;
+  s.shapes = shapes;
+  s.shared_dims = true;
+  if (shapes == AttentionSpec::Shapes::kDynamo) s.opset = 18;
+  return attentionModel(s);
+}
+
+// The fused op's bias reads the slice by T, so the shared dims stay for it.
+TEST(MultiHeadAttentionRule, FusesNanoGptMaskedFillOnDimsReadOnce) {
+  for (auto shapes : {AttentionSpec::Shapes::kTorchScript, AttentionSpec::Shapes::kDynamo}) {
+    SCOPED_TRACE(shapes == AttentionSpec::Shapes::kDynamo ? "dynamo dims" : "TorchScript dims");
+    const std::string text = nanoGptOnDimsReadOnce(shapes);
+    const Ops ops = fuse(text);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+        << ::testing::PrintToString(ops);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Softmax"), 0);
+    expectSameInOrt(text);
+  }
+}
+
 TEST(PackedAttentionRule, FusesMaskedFill) {
   const std::string text =
       attentionModel(spec([](AttentionSpec& s) { s.mask = Mask::kMaskedFill; }));
@@ -852,6 +877,11 @@ struct BatchedHeadsSpec {
   std::string mask_keys = "S";
   bool k_bias = true;  ///< Whisper's k_proj has none
   bool cross = false;  ///< K and V from enc [B, L, 8] (a decoder's cross attention)
+  /// A decoder step with past (BART's past_key_value): the new K and V heads concatenated
+  /// behind past_k, past_v [B, 2, P, 4] on axis 2, those Concats the present outputs; the
+  /// scores' key length read from K (src_len = key_states.size(1)). With `cross`, K and V
+  /// are the cached encoder heads past_k, past_v themselves (no projection, no present).
+  bool past = false;
   int opset = 14;
 };
 
@@ -866,8 +896,10 @@ std::string batchedHeadsModel(const BatchedHeadsSpec& spec) {
   }
   init("float scale = {0.5}");
   init("int64[1] cN = {2}, int64[1] cH = {4}, int64[1] cm1 = {-1}, int64[1] cD = {8}");
+  const bool cached_cross = spec.past && spec.cross;
   for (const char* p : {"q", "k", "v"}) {
     const std::string n(p), from = spec.cross && n != "q" ? "enc" : "x";
+    if (cached_cross && n != "q") continue;
     body += n + "_mm = MatMul(" + from + ", w" + n + ")\n";
     body += n == "k" && !spec.k_bias ? "k_lin = Identity(k_mm)\n"
                                      : n + "_lin = Add(" + n + "_mm, b" + n + ")\n";
@@ -890,15 +922,34 @@ std::string batchedHeadsModel(const BatchedHeadsSpec& spec) {
       "shape3 = Concat <axis = 0> (bn1, cm1, cH)\n";
   for (const char* p : {"q", "k", "v"}) {
     const std::string n(p), from = n == "q" ? "q_s" : n + "_lin";
+    if (cached_cross && n != "q") {
+      body += n + "3 = Reshape(past_" + n + ", shape3)\n";
+      continue;
+    }
     body += n + "4 = Reshape(" + from + ", " + (n == "q" ? "shape4" : "shape4m") + ")\n";
     body += n + "4t = Transpose <perm = [0, 2, 1, 3]> (" + n + "4)\n";
-    body += n + "3 = Reshape(" + n + "4t, shape3)\n";
+    std::string heads = n + "4t";
+    if (spec.past && n != "q") {
+      body += "present_" + n + " = Concat <axis = 2> (past_" + n + ", " + heads + ")\n";
+      heads = "present_" + n;
+    }
+    body += n + "3 = Reshape(" + heads + ", shape3)\n";
   }
   body += "k3t = Transpose <perm = [0, 2, 1]> (k3)\nscores = MatMul(q3, k3t)\n";
+  std::string src1 = "tgt1";  // only the masks' views read the key length
+  if (spec.past && spec.masks > 0 && spec.dynamic) {
+    body += "k3s = Shape(k3)\nsrc = Gather <axis = 0> (k3s, i1)\n" +
+            testing::onAxis0("Unsqueeze", spec.opset, "src1", "src");
+    src1 = "src1";
+  } else if (spec.past && spec.masks > 0) {
+    init(std::string("int64[1] src1 = {") + (cached_cross ? "4" : "9") + "}");
+    src1 = "src1";
+  }
   if (spec.masks > 0)
-    body +=
-        "sshape4 = Concat <axis = 0> (bsz1, cN, tgt1, tgt1)\n"
-        "sshape3 = Concat <axis = 0> (bn1, tgt1, tgt1)\n";
+    body += "sshape4 = Concat <axis = 0> (bsz1, cN, tgt1, " + src1 +
+            ")\n"
+            "sshape3 = Concat <axis = 0> (bn1, tgt1, " +
+            src1 + ")\n";
   std::string scores = "scores";
   for (int i = 1; i <= spec.masks; ++i) {
     const std::string n = std::to_string(i);
@@ -915,12 +966,24 @@ std::string batchedHeadsModel(const BatchedHeadsSpec& spec) {
       "o = Reshape(o4t, oshape3)\no_mm = MatMul(o, wo)\ny = Add(o_mm, bo)\n";
   const std::string dims = spec.dynamic ? "B, S, 8" : "3, 5, 8";
   std::string signature = "float[" + dims + "] x";
-  if (spec.cross) signature += spec.dynamic ? ", float[B, L, 8] enc" : ", float[3, 4, 8] enc";
+  if (spec.cross && !cached_cross)
+    signature += spec.dynamic ? ", float[B, L, 8] enc" : ", float[3, 4, 8] enc";
+  std::string outputs = "float[" + dims + "] y";
+  if (spec.past)
+    for (const char* n : {"k", "v"}) {
+      signature +=
+          std::string(spec.dynamic ? ", float[B, 2, P, 4] past_" : ", float[3, 2, 4, 4] past_") + n;
+      if (!cached_cross)
+        outputs += std::string(spec.dynamic ? ", float[B, 2, T, 4] present_"
+                                            : ", float[3, 2, 9, 4] present_") +
+                   n;
+    }
+  const std::string keys = cached_cross ? "4" : spec.past ? "9" : "5";
   for (int i = 1; i <= spec.masks; ++i)
-    signature += ", float[" + (spec.dynamic ? "B, 1, S, " + spec.mask_keys : "3, 1, 5, 5") +
+    signature += ", float[" + (spec.dynamic ? "B, 1, S, " + spec.mask_keys : "3, 1, 5, " + keys) +
                  "] mask" + std::to_string(i);
   return "<ir_version: 7, opset_import: [\"\" : " + std::to_string(spec.opset) + "]>\ng (" +
-         signature + ") => (float[" + dims + "] y)\n<" + inits + ">\n{\n" + body + "}\n";
+         signature + ") => (" + outputs + ")\n<" + inits + ">\n{\n" + body + "}\n";
 }
 
 /// The spec with `dynamic` set.
@@ -1034,6 +1097,108 @@ TEST(MultiHeadAttentionRule, KeepsABatchOfHeadsSplitBackInAnotherOrder) {
         << ::testing::PrintToString(ops);
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "Reshape"), 8);
     expectSameInOrt(text);
+  }
+}
+
+/// The node of `op_type` (domain::type as opTypes writes it) in `model`; a test failure
+/// and an empty node if there is none.
+const onnx::NodeProto& nodeOf(const onnx::ModelProto& model, const std::string& op) {
+  static const onnx::NodeProto kNone;
+  for (const auto& n : model.graph().node())
+    if ((n.domain().empty() ? "" : n.domain() + "::") + n.op_type() == op) return n;
+  ADD_FAILURE() << "no " << op;
+  return kNone;
+}
+
+// A BART/Marian/Whisper decoder step with past (transformers < 4.48): the new K and V heads
+// concatenated behind the cache, under the prepared [B, 1, S, T] mask or none. The cache
+// goes in as past_key/past_value, and the presents come out of the op.
+TEST(MultiHeadAttentionRule, FusesADecoderStepOnACacheAsMultiHeadAttentionWithPast) {
+  for (bool dynamic : {false, true})
+    for (int masks : {0, 1}) {
+      SCOPED_TRACE(std::string(dynamic ? "run-time shapes, " : "constant shapes, ") +
+                   (masks ? "a mask" : "no mask"));
+      BatchedHeadsSpec spec = batchedHeads(dynamic);
+      spec.past = true;
+      spec.masks = masks;
+      spec.mask_keys = "T";
+      const std::string text = batchedHeadsModel(spec);
+      onnx::ModelProto model;
+      const Ops ops = fuse(text, &model);
+      ASSERT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+          << ::testing::PrintToString(ops);
+      for (const char* gone : {"Softmax", "Transpose"})
+        EXPECT_EQ(std::count(ops.begin(), ops.end(), gone), 0) << gone;
+      const onnx::NodeProto& mha = nodeOf(model, "com.microsoft::MultiHeadAttention");
+      ASSERT_EQ(mha.input_size(), 8);
+      EXPECT_EQ(mha.input(6), "past_k");
+      EXPECT_EQ(mha.input(7), "past_v");
+      EXPECT_EQ(mha.input(5).empty(), masks == 0) << "the mask is attention_bias";
+      ASSERT_EQ(mha.output_size(), 3);
+      EXPECT_EQ(mha.output(1), "present_k");
+      EXPECT_EQ(mha.output(2), "present_v");
+      const std::vector<std::string> dims =
+          dynamic ? std::vector<std::string>{"B=2", "S=3", "P=4", "T=7"}
+                  : std::vector<std::string>{};
+      const testing::OracleVerdict v =
+          testing::compareInOrt(testing::parseModel(text), model, dims, "");
+      EXPECT_TRUE(v.equal) << v.report;
+    }
+}
+
+// A decoder's cross attention on the cached encoder heads (past_key_value's cross half,
+// given as they are): the heads go in as K and V.
+TEST(MultiHeadAttentionRule, FusesCrossAttentionOnCachedEncoderHeads) {
+  for (bool dynamic : {false, true}) {
+    SCOPED_TRACE(dynamic ? "run-time shapes" : "constant shapes");
+    BatchedHeadsSpec spec = batchedHeads(dynamic);
+    spec.past = true;
+    spec.cross = true;
+    spec.masks = 1;
+    spec.mask_keys = "P";
+    const std::string text = batchedHeadsModel(spec);
+    onnx::ModelProto model;
+    const Ops ops = fuse(text, &model);
+    ASSERT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+        << ::testing::PrintToString(ops);
+    const onnx::NodeProto& mha = nodeOf(model, "com.microsoft::MultiHeadAttention");
+    EXPECT_EQ(mha.input(1), "past_k");
+    EXPECT_EQ(mha.input(2), "past_v");
+    const std::vector<std::string> dims =
+        dynamic ? std::vector<std::string>{"B=2", "S=3", "P=4"} : std::vector<std::string>{};
+    const testing::OracleVerdict v =
+        testing::compareInOrt(testing::parseModel(text), model, dims, "");
+    EXPECT_TRUE(v.equal) << v.report;
+  }
+}
+
+// The new heads in front of the cache: not what MultiHeadAttention's present holds (the
+// cache, then the new heads), so the Concats stay and the heads go in as K and V.
+TEST(MultiHeadAttentionRule, KeepsACacheConcatenatedBehindTheNewHeads) {
+  for (bool dynamic : {false, true}) {
+    SCOPED_TRACE(dynamic ? "run-time shapes" : "constant shapes");
+    BatchedHeadsSpec spec = batchedHeads(dynamic);
+    spec.past = true;
+    spec.masks = 1;
+    spec.mask_keys = "T";
+    std::string text = batchedHeadsModel(spec);
+    for (const char* n : {"k", "v"}) {
+      const std::string cat = "(past_" + std::string(n) + ", " + n + "4t)";
+      text.replace(text.find(cat), cat.size(), "(" + std::string(n) + "4t, past_" + n + ")");
+    }
+    onnx::ModelProto model;
+    const Ops ops = fuse(text, &model);
+    for (const auto& n : model.graph().node()) {
+      if (n.output(0) == "present_k" || n.output(0) == "present_v") {
+        EXPECT_EQ(n.op_type(), "Concat") << n.output(0);
+      }
+    }
+    EXPECT_LE(nodeOf(model, "com.microsoft::MultiHeadAttention").input_size(), 6) << "no past_key";
+    const std::vector<std::string> dims =
+        dynamic ? std::vector<std::string>{"B=2", "S=3", "P=4", "T=7"} : std::vector<std::string>{};
+    const testing::OracleVerdict v =
+        testing::compareInOrt(testing::parseModel(text), model, dims, "");
+    EXPECT_TRUE(v.equal) << v.report;
   }
 }
 
@@ -1191,16 +1356,6 @@ Ops llamaKept(bool repeat) {
   if (repeat)
     ops.insert(ops.end(), {"Unsqueeze", "Expand", "Reshape", "Unsqueeze", "Expand", "Reshape"});
   return ops;
-}
-
-/// The node of `op_type` (domain::type as opTypes writes it) in `model`; a test failure
-/// and an empty node if there is none.
-const onnx::NodeProto& nodeOf(const onnx::ModelProto& model, const std::string& op) {
-  static const onnx::NodeProto kNone;
-  for (const auto& n : model.graph().node())
-    if ((n.domain().empty() ? "" : n.domain() + "::") + n.op_type() == op) return n;
-  ADD_FAILURE() << "no " << op;
-  return kNone;
 }
 
 int64_t intOf(const onnx::NodeProto& node, const std::string& name) {
