@@ -93,8 +93,21 @@ std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& mat
     enum { kUnknown, kStays, kGoes } fate = kUnknown;  // decided when an output first escapes
     for (ValueId out : node.outputs()) {
       if (out == kNoId) continue;
-      if (std::find(provided.begin(), provided.end(), out) != provided.end()) continue;
       const Value& v = graph.value(out);
+      if (std::find(provided.begin(), provided.end(), out) != provided.end()) {
+        // A provided value may escape, but a chain from it that feeds the match (the mask
+        // sliced by a re-exported K's length) must not feed the target too: it would read
+        // the target's own output, a cycle.
+        if (feeders)
+          for (const Use& u : v.uses()) {
+            if (u.input == kSubgraphUse || inMatch(u.node)) continue;
+            int budget = kMaxFeederNodes;
+            std::vector<NodeId> found;
+            if (onlyFeedsMatch(graph, u.node, matched, budget, found))
+              feeders->insert(feeders->end(), found.begin(), found.end());
+          }
+        continue;
+      }
       auto escapes = [&] {
         if (fate == kUnknown) fate = staysForOtherReaders(graph, id, matched) ? kStays : kGoes;
         return fate == kGoes;

@@ -24,7 +24,9 @@ namespace onnx_rewrite {
 /// provided the target does not read them; they are added to `feeders` for that check. A
 /// matched shape computation (small integer values: Shape, Gather, Unsqueeze, Concat, ...)
 /// over values from outside the match may be read outside it too: it stays for those
-/// readers, as the rewrite erases only nodes it leaves without readers.
+/// readers, as the rewrite erases only nodes it leaves without readers. Chains from a
+/// provided value that feed only the match are feeders too: a target reading them would
+/// read its own output.
 std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& matched,
                               const std::vector<ValueId>& provided,
                               std::vector<NodeId>* feeders = nullptr);

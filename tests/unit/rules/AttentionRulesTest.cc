@@ -1172,6 +1172,58 @@ TEST(MultiHeadAttentionRule, FusesCrossAttentionOnCachedEncoderHeads) {
   }
 }
 
+// Hugging Face's 4-D eager decoder with past (BART >= 4.48, LLaMA's eager path): the mask
+// sliced to the keys' length, attention_mask[:, :, :, :key_states.shape[-2]], read from the
+// Concat that is the present output. A target that re-exports that Concat and reads the
+// sliced mask would read its own output; the rewrite takes K and V as given instead.
+TEST(MultiHeadAttentionRule, DoesNotFeedAPresentItReExportsBackIntoItsOwnMask) {
+  std::string inits =
+      "float scale = {0.5}, int64[1] cm1 = {-1}, int64[1] cH = {4}, "
+      "int64[1] ax0 = {0}, int64[1] ax3 = {3}, int64[1] z = {0}, "
+      "int64 i0 = {0}, int64 i1 = {1}, int64 i2 = {2}";
+  int seed = 1;
+  for (const char* p : {"q", "k", "v", "o"}) {
+    inits += ", float[8, 8] w" + std::string(p) + " = " + testing::attentionWeights(8, 8, seed);
+    inits += ", float[8] b" + std::string(p) + " = " + testing::attentionWeights(1, 8, seed + 10);
+    ++seed;
+  }
+  std::string body;
+  for (const char* p : {"q", "k", "v"}) {
+    const std::string n(p);
+    body += n + "_mm = MatMul(x, w" + n + ")\n" + n + "_lin = Add(" + n + "_mm, b" + n + ")\n";
+  }
+  body +=
+      "xs = Shape(x)\nbsz = Gather <axis = 0> (xs, i0)\ntgt = Gather <axis = 0> (xs, i1)\n"
+      "bsz1 = Unsqueeze(bsz, ax0)\ntgt1 = Unsqueeze(tgt, ax0)\n"
+      "hshape = Concat <axis = 0> (bsz1, tgt1, cm1, cH)\n";
+  for (const char* p : {"q", "k", "v"}) {
+    const std::string n(p);
+    body += n + "4 = Reshape(" + n + "_lin, hshape)\n" + n +
+            "h = Transpose <perm = [0, 2, 1, 3]> (" + n + "4)\n";
+  }
+  body +=
+      "present_k = Concat <axis = 2> (past_k, kh)\npresent_v = Concat <axis = 2> (past_v, vh)\n"
+      "kt = Transpose <perm = [0, 1, 3, 2]> (present_k)\ns0 = MatMul(qh, kt)\n"
+      "s1 = Mul(s0, scale)\nks = Shape(present_k)\nkl = Gather <axis = 0> (ks, i2)\n"
+      "kl1 = Unsqueeze(kl, ax0)\ncm = Slice(mask, z, kl1, ax3)\ns2 = Add(s1, cm)\n"
+      "p = Softmax <axis = -1> (s2)\no = MatMul(p, present_v)\n"
+      "ot = Transpose <perm = [0, 2, 1, 3]> (o)\noshape = Concat <axis = 0> (bsz1, tgt1, cm1)\n"
+      "o3 = Reshape(ot, oshape)\no_mm = MatMul(o3, wo)\ny = Add(o_mm, bo)\n";
+  const std::string text =
+      "<ir_version: 7, opset_import: [\"\" : 14]>\n"
+      "g (float[B, S, 8] x, float[B, 1, S, M] mask, float[B, 2, P, 4] past_k, "
+      "float[B, 2, P, 4] past_v) => (float[B, S, 8] y, float[B, 2, T, 4] present_k, "
+      "float[B, 2, T, 4] present_v)\n<" +
+      inits + ">\n{\n" + body + "}\n";
+  onnx::ModelProto model;
+  const Ops ops = fuse(text, &model);  // saving it checks it is acyclic
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+      << ::testing::PrintToString(ops);
+  const testing::OracleVerdict v = testing::compareInOrt(testing::parseModel(text), model,
+                                                         {"B=2", "S=3", "P=4", "T=7", "M=9"}, "");
+  EXPECT_TRUE(v.equal) << v.report;
+}
+
 // The new heads in front of the cache: not what MultiHeadAttention's present holds (the
 // cache, then the new heads), so the Concats stay and the heads go in as K and V.
 TEST(MultiHeadAttentionRule, KeepsACacheConcatenatedBehindTheNewHeads) {
