@@ -1110,6 +1110,16 @@ const onnx::NodeProto& nodeOf(const onnx::ModelProto& model, const std::string& 
   return kNone;
 }
 
+/// ORT parity of a decoder step's fused `model` with `text`, the run-time dims B=2, S=3,
+/// P=4 (cache) and T=7 (keys) when `dynamic`.
+void expectStepSameInOrt(const std::string& text, const onnx::ModelProto& model, bool dynamic) {
+  const std::vector<std::string> dims =
+      dynamic ? std::vector<std::string>{"B=2", "S=3", "P=4", "T=7"} : std::vector<std::string>{};
+  const testing::OracleVerdict v =
+      testing::compareInOrt(testing::parseModel(text), model, dims, "");
+  EXPECT_TRUE(v.equal) << v.report;
+}
+
 // A BART/Marian/Whisper decoder step with past (transformers < 4.48): the new K and V heads
 // concatenated behind the cache, under the prepared [B, 1, S, T] mask or none. The cache
 // goes in as past_key/past_value, and the presents come out of the op.
@@ -1137,12 +1147,7 @@ TEST(MultiHeadAttentionRule, FusesADecoderStepOnACacheAsMultiHeadAttentionWithPa
       ASSERT_EQ(mha.output_size(), 3);
       EXPECT_EQ(mha.output(1), "present_k");
       EXPECT_EQ(mha.output(2), "present_v");
-      const std::vector<std::string> dims =
-          dynamic ? std::vector<std::string>{"B=2", "S=3", "P=4", "T=7"}
-                  : std::vector<std::string>{};
-      const testing::OracleVerdict v =
-          testing::compareInOrt(testing::parseModel(text), model, dims, "");
-      EXPECT_TRUE(v.equal) << v.report;
+      expectStepSameInOrt(text, model, dynamic);
     }
 }
 
@@ -1164,11 +1169,7 @@ TEST(MultiHeadAttentionRule, FusesCrossAttentionOnCachedEncoderHeads) {
     const onnx::NodeProto& mha = nodeOf(model, "com.microsoft::MultiHeadAttention");
     EXPECT_EQ(mha.input(1), "past_k");
     EXPECT_EQ(mha.input(2), "past_v");
-    const std::vector<std::string> dims =
-        dynamic ? std::vector<std::string>{"B=2", "S=3", "P=4"} : std::vector<std::string>{};
-    const testing::OracleVerdict v =
-        testing::compareInOrt(testing::parseModel(text), model, dims, "");
-    EXPECT_TRUE(v.equal) << v.report;
+    expectStepSameInOrt(text, model, dynamic);
   }
 }
 
@@ -1246,11 +1247,7 @@ TEST(MultiHeadAttentionRule, KeepsACacheConcatenatedBehindTheNewHeads) {
       }
     }
     EXPECT_LE(nodeOf(model, "com.microsoft::MultiHeadAttention").input_size(), 6) << "no past_key";
-    const std::vector<std::string> dims =
-        dynamic ? std::vector<std::string>{"B=2", "S=3", "P=4", "T=7"} : std::vector<std::string>{};
-    const testing::OracleVerdict v =
-        testing::compareInOrt(testing::parseModel(text), model, dims, "");
-    EXPECT_TRUE(v.equal) << v.report;
+    expectStepSameInOrt(text, model, dynamic);
   }
 }
 
