@@ -73,6 +73,16 @@ std::optional<double> roundTo(int32_t elem, double x) {
   }
 }
 
+/// True for the floating-point element types the analysis reasons about.
+bool isFloating(int32_t elem) {
+  return elem == TensorProto::FLOAT || elem == TensorProto::DOUBLE || elem == TensorProto::FLOAT16;
+}
+
+/// x cast to numeric type `target` (not bool): float to integer truncates toward zero.
+std::optional<double> castTo(int32_t target, double x) {
+  return roundTo(target, isFloating(target) ? x : std::trunc(x));
+}
+
 /// The value every element of constant tensor `t` has (its bytes all alike), else nullopt.
 std::optional<double> uniformTensor(Model& model, const TensorProto& t) {
   const size_t element = elementSize(t.data_type());
@@ -197,18 +207,13 @@ std::optional<double> uniformOutput(const MatchContext& ctx, const Node& n, Valu
     if (!to) return std::nullopt;
     const int32_t target = static_cast<int32_t>(to->i());
     if (target == TensorProto::BOOL) return *x != 0 ? 1.0 : 0.0;
-    // Float to integer truncates toward zero.
-    const bool integral = target != TensorProto::FLOAT && target != TensorProto::DOUBLE &&
-                          target != TensorProto::FLOAT16;
-    return roundTo(target, integral ? std::trunc(*x) : *x);
+    return castTo(target, *x);
   }
   if (op == "CastLike" && n.inputs().size() == 2) {
     const std::optional<double> x = input(0);
     const int32_t target = valueElemType(ctx.graph, n.input(1));
     if (!x || target == TensorProto::BOOL) return std::nullopt;
-    const bool integral = target != TensorProto::FLOAT && target != TensorProto::DOUBLE &&
-                          target != TensorProto::FLOAT16;
-    return roundTo(target, integral ? std::trunc(*x) : *x);
+    return castTo(target, *x);
   }
   // Square root and reciprocal are correctly rounded in double, so rounding that to float
   // again gives what a float kernel gives (IEEE 754 requires both correctly rounded).
@@ -237,8 +242,7 @@ std::optional<double> uniformOutput(const MatchContext& ctx, const Node& n, Valu
   if (!a) return std::nullopt;
   const std::optional<double> b = input(1);
   if (!b) return std::nullopt;
-  const bool integer_div = op == "Div" && elem != TensorProto::FLOAT &&
-                           elem != TensorProto::DOUBLE && elem != TensorProto::FLOAT16;
+  const bool integer_div = op == "Div" && !isFloating(elem);
   const std::optional<double> r = arithmetic(op, *a, *b);
   if (!r || (integer_div && *r != std::trunc(*r))) return std::nullopt;
   const bool logical = op != "Add" && op != "Sub" && op != "Mul" && op != "Div";
@@ -292,8 +296,11 @@ std::optional<double> dimDerivedScalar(const MatchContext& ctx, ValueId v) {
   if (shape->dim_size() == 1 && (!shape->dim(0).has_dim_value() || shape->dim(0).dim_value() != 1))
     return std::nullopt;
   if (elem != TensorProto::FLOAT && elem != TensorProto::DOUBLE) return std::nullopt;
-  if (!readsStaticDim(ctx.graph, v, 0)) return std::nullopt;
-  return uniformValue(ctx, v, 0);
+  // The analysis first: it stops at the first op it cannot follow, where the walk for a
+  // Shape would climb the whole graph above a scalar (a classifier's one output).
+  const std::optional<double> x = uniformValue(ctx, v, 0);
+  if (!x || !readsStaticDim(ctx.graph, v, 0)) return std::nullopt;
+  return x;
 }
 
 /// computed_from_dims(y): see dimDerivedScalar; and y is the whole computation, not a part

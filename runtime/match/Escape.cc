@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "runtime/match/Params.h"
+
 namespace onnx_rewrite {
 
 namespace {
@@ -45,12 +47,11 @@ bool isShapeOp(const Node& node) {
 }
 
 /// True when v is known to be an integer scalar or vector: a shape, a dim, an index.
-bool isSmallInteger(const Value& v) {
-  const onnx::TypeProto* type = v.type();
-  if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return false;
-  const int32_t elem = type->tensor_type().elem_type();
-  return (elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32) &&
-         type->tensor_type().shape().dim_size() <= 1;
+bool isSmallInteger(const Graph& graph, ValueId v) {
+  const onnx::TensorShapeProto* shape = valueShape(graph, v);
+  const int32_t elem = valueElemType(graph, v);
+  return shape && shape->dim_size() <= 1 &&
+         (elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32);
 }
 
 /// True when matched node `id`, read outside the match, may simply stay for those readers:
@@ -69,7 +70,7 @@ bool staysForOtherReaders(const Graph& graph, NodeId id, const std::vector<NodeI
     const Node& node = graph.node(n);
     if (!isShapeOp(node) || !node.subgraphs().empty()) return false;
     for (ValueId out : node.outputs())
-      if (out != kNoId && !isSmallInteger(graph.value(out))) return false;
+      if (out != kNoId && !isSmallInteger(graph, out)) return false;
     for (ValueId in : node.inputs()) {
       if (in == kNoId) continue;
       const NodeId producer = graph.value(in).producer();
@@ -88,6 +89,15 @@ std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& mat
   auto inMatch = [&](NodeId n) {
     return std::find(matched.begin(), matched.end(), n) != matched.end();
   };
+  // Records the chain starting at outside reader `user` as feeders if it feeds only the
+  // match; false if it does not (or feeders are not collected).
+  auto recordFeeders = [&](NodeId user) {
+    int budget = kMaxFeederNodes;
+    std::vector<NodeId> found;
+    if (!feeders || !onlyFeedsMatch(graph, user, matched, budget, found)) return false;
+    feeders->insert(feeders->end(), found.begin(), found.end());
+    return true;
+  };
   for (NodeId id : matched) {
     const Node& node = graph.node(id);
     enum { kUnknown, kStays, kGoes } fate = kUnknown;  // decided when an output first escapes
@@ -98,14 +108,8 @@ std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& mat
         // A provided value may escape, but a chain from it that feeds the match (the mask
         // sliced by a re-exported K's length) must not feed the target too: it would read
         // the target's own output, a cycle.
-        if (feeders)
-          for (const Use& u : v.uses()) {
-            if (u.input == kSubgraphUse || inMatch(u.node)) continue;
-            int budget = kMaxFeederNodes;
-            std::vector<NodeId> found;
-            if (onlyFeedsMatch(graph, u.node, matched, budget, found))
-              feeders->insert(feeders->end(), found.begin(), found.end());
-          }
+        for (const Use& u : v.uses())
+          if (u.input != kSubgraphUse && !inMatch(u.node)) recordFeeders(u.node);
         continue;
       }
       auto escapes = [&] {
@@ -120,13 +124,7 @@ std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& mat
         // A shape computation that stays is read by its other readers as any value from
         // outside the match is: they are not feeders, and the target may read them.
         if (!escapes()) continue;
-        int budget = kMaxFeederNodes;
-        std::vector<NodeId> found;
-        if (feeders && u.input != kSubgraphUse &&
-            onlyFeedsMatch(graph, u.node, matched, budget, found)) {
-          feeders->insert(feeders->end(), found.begin(), found.end());
-          continue;
-        }
+        if (u.input != kSubgraphUse && recordFeeders(u.node)) continue;
         const Node& user = graph.node(u.node);
         return "'" + v.name() + "' (output of " + node.opType() + " '" + node.name() +
                "') is also used by " + user.opType() + " '" + user.name() + "'" +
