@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs every test: the normal build (unit, CLI and ONNX
-# Runtime oracle tests through ctest), a clang-format check, the same tests built with
-# clang-14 and AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer targets of
-# that build (tests/fuzz), each for a bounded time.
+# Runtime oracle tests; every ctest test, through tests/run_tests.js), a clang-format
+# check, the same tests built with clang-14 and AddressSanitizer + UndefinedBehaviorSanitizer,
+# and the libFuzzer targets of that build (tests/fuzz), each for a bounded time.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 jobs=$(nproc)
@@ -20,7 +20,8 @@ cmake --build build -j "$jobs"
 echo "== generated/ is current"
 ctest --test-dir build --output-on-failure -R '^generated_is_current$'
 echo "== tests"
-ctest --test-dir build --output-on-failure -j "$jobs"
+# Every ctest test, each googletest binary run once rather than once per case.
+node tests/run_tests.js build -j "$jobs"
 
 echo "== build (ASan + UBSan, clang-14, with the fuzz targets)"
 # clang, because libFuzzer is clang's: the whole build gets its coverage instrumentation
@@ -35,7 +36,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DONNX_REWRITE_SANITI
 cmake --build build-asan -j "$jobs"
 echo "== tests (ASan + UBSan)"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+  node tests/run_tests.js build-asan -j "$jobs"
 echo "== fuzz (ASan + UBSan, 45 s per target)"
 # A crash prints the reproducer; tests/fuzz/regressions is where it goes once fixed.
 bash tests/fuzz/run.sh -t 45 -j "$jobs" build-asan

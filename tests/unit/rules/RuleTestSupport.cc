@@ -58,14 +58,6 @@ const RuleSet& shippedRules(RuleMode mode) {
   return mode == RuleMode::kCompiled ? compiled : interpreted;
 }
 
-const RuleSet& shippedRules() {
-#ifdef ONNX_REWRITE_RULES_COMPILED
-  return shippedRules(RuleMode::kCompiled);
-#else
-  return shippedRules(RuleMode::kInterpreted);
-#endif
-}
-
 std::vector<std::pair<std::string, std::string>> normModelCases() {
   std::vector<std::pair<std::string, std::string>> out;
   auto ln = [&](const std::string& name, auto edit) {

@@ -12,16 +12,20 @@
 namespace onnx_rewrite::testing {
 
 /// How the shipped rules run: interpreted from rules/ or compiled (generated/). The suite is
-/// built twice, as rule_tests and rule_tests_compiled (ONNX_REWRITE_RULES_COMPILED).
+/// compiled once and linked twice, as rule_tests (InterpretedMode.cc) and
+/// rule_tests_compiled (CompiledMode.cc).
 enum class RuleMode { kInterpreted, kCompiled };
 
-/// The rules of rules/ (every file) in this build's mode: loaded, checked and interpreted,
-/// or the generated ones (populateGeneratedRules).
-const RuleSet& shippedRules();
+/// The mode of this executable, defined by the one mode file it links.
+RuleMode shippedRuleMode();
 
 /// The shipped rules in either mode. Interpreted rules are loaded with repo-relative paths
 /// (rules/x.yaml), as rulec compiled them, so rule sources and failure reasons agree.
 const RuleSet& shippedRules(RuleMode mode);
+
+/// The rules of rules/ (every file) in this executable's mode: loaded, checked and
+/// interpreted, or the generated ones (populateGeneratedRules).
+inline const RuleSet& shippedRules() { return shippedRules(shippedRuleMode()); }
 
 /// Every model the rule tests use (positives and negatives), by name, in ONNX text format.
 std::vector<std::pair<std::string, std::string>> normModelCases();
