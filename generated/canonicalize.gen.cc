@@ -52,6 +52,7 @@ const OpId kMatMul = OpId::get("", "MatMul");
 const OpId kMul = OpId::get("", "Mul");
 const OpId kReciprocal = OpId::get("", "Reciprocal");
 const OpId kReshape = OpId::get("", "Reshape");
+const OpId kSlice = OpId::get("", "Slice");
 const OpId kSoftmax = OpId::get("", "Softmax");
 const OpId kSqrt = OpId::get("", "Sqrt");
 const OpId kTranspose = OpId::get("", "Transpose");
@@ -71,44 +72,45 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
-  /// add_zero 51:15, softmax_nan_guard 82:19, reshape_back 172:27, transpose_through_3d 186:19,
-  /// transpose_pair 198:32, gemm_of_flattened_rows 214:19, add_computed_zero 287:15)
+  /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 96:19, reshape_back 186:27,
+  /// transpose_through_3d 200:19, transpose_pair 212:32, gemm_of_flattened_rows 228:19,
+  /// add_computed_zero 301:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:51, scalar_of_static_dims 67:30,
-  /// batched_heads_to_4d 123:24, batched_heads_masked_to_4d 148:24, transpose_through_3d 187:49)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:51, scalar_of_static_dims 81:30,
+  /// batched_heads_to_4d 137:24, batched_heads_masked_to_4d 162:24, transpose_through_3d 201:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(Ids::kAny4)) return same(Ids::kAny4, v) && k();
     return bind(Ids::kAny4, v) && k();
   }
 
   /// zero
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:72, nan_guard_after_heads 103:34)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:72, nan_guard_after_heads 117:34)
   bool matchZero(ValueId v, gen::Next k) {
     if (seen(Ids::kZero)) return same(Ids::kZero, v) && k();
     return bind(Ids::kZero, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:78, scalar_of_static_dims 67:56)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:78, scalar_of_static_dims 81:56)
   bool matchAny8(ValueId v, gen::Next k) {
     if (seen(Ids::kAny8)) return same(Ids::kAny8, v) && k();
     return bind(Ids::kAny8, v) && k();
   }
 
   /// z
-  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 287:18)
+  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 301:18)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
     return bind(Ids::kZ, v) && k();
   }
 
   /// y = Add(x, z)
-  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 287:11)
+  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 301:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -123,51 +125,51 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 67:18, batched_heads_to_4d 122:24,
-  /// batched_heads_masked_to_4d 147:24, reshape_back 172:30, transpose_through_3d 186:22)
+  /// (rules/canonicalize.yaml: scalar_of_static_dims 81:18, batched_heads_to_4d 136:24,
+  /// batched_heads_masked_to_4d 161:24, reshape_back 186:30, transpose_through_3d 200:22)
   bool matchAny1(ValueId v, gen::Next k) {
     if (seen(Ids::kAny1)) return same(Ids::kAny1, v) && k();
     return bind(Ids::kAny1, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 67:27, reshape_back 172:34)
+  /// (rules/canonicalize.yaml: scalar_of_static_dims 81:27, reshape_back 186:34)
   bool matchAny3(ValueId v, gen::Next k) {
     if (seen(Ids::kAny3)) return same(Ids::kAny3, v) && k();
     return bind(Ids::kAny3, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 67:83, batched_heads_to_4d 126:34)
+  /// (rules/canonicalize.yaml: scalar_of_static_dims 81:83, batched_heads_to_4d 140:34)
   bool matchAny13(ValueId v, gen::Next k) {
     if (seen(Ids::kAny13)) return same(Ids::kAny13, v) && k();
     return bind(Ids::kAny13, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 102:19, gemm_of_flattened_rows 214:22,
-  /// reshape_to_own_shape 234:22, where_never_true 265:20, where_always_true 276:23)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 116:19, gemm_of_flattened_rows 228:22,
+  /// reshape_to_own_shape 248:22, where_never_true 279:20, where_always_true 290:23)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
   /// s
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 104:52, gemm_of_flattened_rows 217:22)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 118:52, gemm_of_flattened_rows 231:22)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
   }
 
   /// q4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 122:20, batched_heads_masked_to_4d 147:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 136:20, batched_heads_masked_to_4d 161:20)
   bool matchQ4(ValueId v, gen::Next k) {
     if (seen(Ids::kQ4)) return same(Ids::kQ4, v) && k();
     return bind(Ids::kQ4, v) && k();
   }
 
   /// q3 = Reshape(q4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 122:12, batched_heads_masked_to_4d 147:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 136:12, batched_heads_masked_to_4d 161:12)
   bool matchQ3(ValueId v, gen::Next k) {
     if (seen(Ids::kQ3)) return same(Ids::kQ3, v) && k();
     if (!bind(Ids::kQ3, v)) return false;
@@ -177,14 +179,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// k4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 123:20, batched_heads_masked_to_4d 148:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 137:20, batched_heads_masked_to_4d 162:20)
   bool matchK4(ValueId v, gen::Next k) {
     if (seen(Ids::kK4)) return same(Ids::kK4, v) && k();
     return bind(Ids::kK4, v) && k();
   }
 
   /// k3 = Reshape(k4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 123:12, batched_heads_masked_to_4d 148:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 137:12, batched_heads_masked_to_4d 162:12)
   bool matchK3(ValueId v, gen::Next k) {
     if (seen(Ids::kK3)) return same(Ids::kK3, v) && k();
     if (!bind(Ids::kK3, v)) return false;
@@ -194,21 +196,21 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// v4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 124:20, batched_heads_masked_to_4d 149:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 138:20, batched_heads_masked_to_4d 163:20)
   bool matchV4(ValueId v, gen::Next k) {
     if (seen(Ids::kV4)) return same(Ids::kV4, v) && k();
     return bind(Ids::kV4, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 124:24, batched_heads_masked_to_4d 149:24)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 138:24, batched_heads_masked_to_4d 163:24)
   bool matchAny7(ValueId v, gen::Next k) {
     if (seen(Ids::kAny7)) return same(Ids::kAny7, v) && k();
     return bind(Ids::kAny7, v) && k();
   }
 
   /// v3 = Reshape(v4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 124:12, batched_heads_masked_to_4d 149:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 138:12, batched_heads_masked_to_4d 163:12)
   bool matchV3(ValueId v, gen::Next k) {
     if (seen(Ids::kV3)) return same(Ids::kV3, v) && k();
     if (!bind(Ids::kV3, v)) return false;
@@ -218,7 +220,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Transpose(k3, perm=[0, 2, 1])
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 125:30, batched_heads_masked_to_4d 150:31)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 139:30, batched_heads_masked_to_4d 164:31)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(Ids::kTranspose)) return same(Ids::kTranspose, v) && k();
     if (!bind(Ids::kTranspose, v)) return false;
@@ -228,7 +230,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 125:19, batched_heads_masked_to_4d 150:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 139:19, batched_heads_masked_to_4d 164:20)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMatMul10)) return same(Ids::kMatMul10, v) && k();
     if (!bind(Ids::kMatMul10, v)) return false;
@@ -238,8 +240,8 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// c
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 215:23, where_never_true 265:17,
-  /// where_always_true 276:17)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 229:23, where_never_true 279:17,
+  /// where_always_true 290:17)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -860,7 +862,138 @@ class AddZeroRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:63
+// Generated from: rules/canonicalize.yaml:62
+// slice_whole (priority 1000): A Slice taking every axis it slices whole (starts 0, steps 1, each end the axis' own dim) is its input.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule slice_whole for the shared checks and messages.
+const gen::RuleSpec& specSliceWhole() {
+  static const gen::RuleSpec spec = {
+    "slice_whole",
+    "rules/canonicalize.yaml:62:5",
+    1,  // root expr
+    // slots
+    {"x", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:65:17", 0},
+      // 1: Slice(x, _...)
+      {"Slice", "rules/canonicalize.yaml:65:11", 1, 1, {}, {}, 1e-06, 0, {}, true},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:67:12", "y", gen::kNoSlot, {"y"}, {1},
+      "slices_whole", gen::nativePredicate("slices_whole")}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule slice_whole (indices into its RuleSpec's exprs).
+struct SliceWholeIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kY = 1,
+  };
+};
+
+/// The search of rule slice_whole: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class SliceWholeMatch : public CanonicalizeSharedMatch<SliceWholeIds> {
+ public:
+  SliceWholeMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<SliceWholeIds>(specSliceWhole(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotY = 1,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX.
+
+  /// y = Slice(x, _...)  (rules/canonicalize.yaml:65:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kSlice);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:68:5:
+  ///   y = x
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:69:11", "x")) return false;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/canonicalize.yaml:68:5",
+        "rules/canonicalize.yaml:69:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}});
+  }
+};
+
+/// slice_whole as a RewritePattern.
+class SliceWholeRule : public RewritePattern {
+ public:
+  SliceWholeRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:62:5",
+            {}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    SliceWholeMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:77
 // scalar_of_static_dims (priority 999): A one-element float computed from static dims and constants (arithmetic, Sqrt, casts) is that constant.
 //===----------------------------------------------------------------------===//
 
@@ -868,7 +1001,7 @@ class AddZeroRule : public RewritePattern {
 const gen::RuleSpec& specScalarOfStaticDims() {
   static const gen::RuleSpec spec = {
     "scalar_of_static_dims",
-    "rules/canonicalize.yaml:63:5",
+    "rules/canonicalize.yaml:77:5",
     15,  // root expr
     // slots
     {"y"},
@@ -877,40 +1010,40 @@ const gen::RuleSpec& specScalarOfStaticDims() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:67:15"},
+      {"_", "rules/canonicalize.yaml:81:15"},
       // 1: _
-      {"_", "rules/canonicalize.yaml:67:18"},
+      {"_", "rules/canonicalize.yaml:81:18"},
       // 2: Div(_, _)
-      {"Div", "rules/canonicalize.yaml:67:11", gen::kNoSlot, 2},
+      {"Div", "rules/canonicalize.yaml:81:11", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:67:27"},
+      {"_", "rules/canonicalize.yaml:81:27"},
       // 4: _
-      {"_", "rules/canonicalize.yaml:67:30"},
+      {"_", "rules/canonicalize.yaml:81:30"},
       // 5: Mul(_, _)
-      {"Mul", "rules/canonicalize.yaml:67:23", gen::kNoSlot, 2},
+      {"Mul", "rules/canonicalize.yaml:81:23", gen::kNoSlot, 2},
       // 6: _
-      {"_", "rules/canonicalize.yaml:67:40"},
+      {"_", "rules/canonicalize.yaml:81:40"},
       // 7: Sqrt(_)
-      {"Sqrt", "rules/canonicalize.yaml:67:35", gen::kNoSlot, 1},
+      {"Sqrt", "rules/canonicalize.yaml:81:35", gen::kNoSlot, 1},
       // 8: _
-      {"_", "rules/canonicalize.yaml:67:56"},
+      {"_", "rules/canonicalize.yaml:81:56"},
       // 9: Reciprocal(_)
-      {"Reciprocal", "rules/canonicalize.yaml:67:45", gen::kNoSlot, 1},
+      {"Reciprocal", "rules/canonicalize.yaml:81:45", gen::kNoSlot, 1},
       // 10: _
-      {"_", "rules/canonicalize.yaml:67:66"},
+      {"_", "rules/canonicalize.yaml:81:66"},
       // 11: Cast(_)
-      {"Cast", "rules/canonicalize.yaml:67:61", gen::kNoSlot, 1},
+      {"Cast", "rules/canonicalize.yaml:81:61", gen::kNoSlot, 1},
       // 12: _
-      {"_", "rules/canonicalize.yaml:67:80"},
+      {"_", "rules/canonicalize.yaml:81:80"},
       // 13: _
-      {"_", "rules/canonicalize.yaml:67:83"},
+      {"_", "rules/canonicalize.yaml:81:83"},
       // 14: CastLike(_, _)
-      {"CastLike", "rules/canonicalize.yaml:67:71", gen::kNoSlot, 2},
+      {"CastLike", "rules/canonicalize.yaml:81:71", gen::kNoSlot, 2},
       // 15: Div(_, _) | Mul(_, _) | Sqrt(_) | Reciprocal(_) | Cast(_) | CastLike(_, _)
-      {"y", "rules/canonicalize.yaml:67:21", 0},
+      {"y", "rules/canonicalize.yaml:81:21", 0},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:69:12", "y", gen::kNoSlot, {"y"}, {0},
+    {{Check::kNative, "rules/canonicalize.yaml:83:12", "y", gen::kNoSlot, {"y"}, {0},
       "computed_from_dims", gen::nativePredicate("computed_from_dims")}},
     // rewrite variants
     {{}},
@@ -970,13 +1103,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny1, matchAny3, matchAny4, matchAny8, matchAny13.
 
-  /// _  (rules/canonicalize.yaml:67:15)
+  /// _  (rules/canonicalize.yaml:81:15)
   bool matchAny0(ValueId v, gen::Next k) {
     if (seen(kAny0)) return same(kAny0, v) && k();
     return bind(kAny0, v) && k();
   }
 
-  /// Div(_, _)  (rules/canonicalize.yaml:67:11)
+  /// Div(_, _)  (rules/canonicalize.yaml:81:11)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -985,7 +1118,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny0(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Mul(_, _)  (rules/canonicalize.yaml:67:23)
+  /// Mul(_, _)  (rules/canonicalize.yaml:81:23)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -999,13 +1132,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny3(in1, [&] { return matchAny4(in0, k); });
   }
 
-  /// _  (rules/canonicalize.yaml:67:40)
+  /// _  (rules/canonicalize.yaml:81:40)
   bool matchAny6(ValueId v, gen::Next k) {
     if (seen(kAny6)) return same(kAny6, v) && k();
     return bind(kAny6, v) && k();
   }
 
-  /// Sqrt(_)  (rules/canonicalize.yaml:67:35)
+  /// Sqrt(_)  (rules/canonicalize.yaml:81:35)
   bool matchSqrt(ValueId v, gen::Next k) {
     if (seen(kSqrt)) return same(kSqrt, v) && k();
     if (!bind(kSqrt, v)) return false;
@@ -1014,7 +1147,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny6(input(n, 0), k);
   }
 
-  /// Reciprocal(_)  (rules/canonicalize.yaml:67:45)
+  /// Reciprocal(_)  (rules/canonicalize.yaml:81:45)
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -1023,13 +1156,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny8(input(n, 0), k);
   }
 
-  /// _  (rules/canonicalize.yaml:67:66)
+  /// _  (rules/canonicalize.yaml:81:66)
   bool matchAny10(ValueId v, gen::Next k) {
     if (seen(kAny10)) return same(kAny10, v) && k();
     return bind(kAny10, v) && k();
   }
 
-  /// Cast(_)  (rules/canonicalize.yaml:67:61)
+  /// Cast(_)  (rules/canonicalize.yaml:81:61)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -1038,13 +1171,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny10(input(n, 0), k);
   }
 
-  /// _  (rules/canonicalize.yaml:67:80)
+  /// _  (rules/canonicalize.yaml:81:80)
   bool matchAny12(ValueId v, gen::Next k) {
     if (seen(kAny12)) return same(kAny12, v) && k();
     return bind(kAny12, v) && k();
   }
 
-  /// CastLike(_, _)  (rules/canonicalize.yaml:67:71)
+  /// CastLike(_, _)  (rules/canonicalize.yaml:81:71)
   bool matchCastLike(ValueId v, gen::Next k) {
     if (seen(kCastLike)) return same(kCastLike, v) && k();
     if (!bind(kCastLike, v)) return false;
@@ -1054,7 +1187,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
   }
 
   /// y = Div(_, _) | Mul(_, _) | Sqrt(_) | Reciprocal(_) | Cast(_) | CastLike(_, _) 
-  /// (rules/canonicalize.yaml:67:21)
+  /// (rules/canonicalize.yaml:81:21)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1076,7 +1209,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:70:5:
+  /// Variant 0, rules/canonicalize.yaml:84:5:
   ///   y = tensor(helper, dim_scalar)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
@@ -1084,15 +1217,15 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
         gen::tensorHelper("dim_scalar"),
         {kSlotY},
         {"y"},
-        "rules/canonicalize.yaml:71:11");
+        "rules/canonicalize.yaml:85:11");
     if (!t0) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kTensor,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:70:5",
-        "rules/canonicalize.yaml:71:11")) return false;
+        "rules/canonicalize.yaml:84:5",
+        "rules/canonicalize.yaml:85:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1110,7 +1243,7 @@ class ScalarOfStaticDimsRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:63:5",
+            "rules/canonicalize.yaml:77:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1132,7 +1265,7 @@ class ScalarOfStaticDimsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:79
+// Generated from: rules/canonicalize.yaml:93
 // softmax_nan_guard (priority 1000): Where(IsNaN(p), 0, p) of p = Softmax(x) is p when x holds no infinity or NaN by construction.
 //===----------------------------------------------------------------------===//
 
@@ -1140,7 +1273,7 @@ class ScalarOfStaticDimsRule : public RewritePattern {
 const gen::RuleSpec& specSoftmaxNanGuard() {
   static const gen::RuleSpec spec = {
     "softmax_nan_guard",
-    "rules/canonicalize.yaml:79:5",
+    "rules/canonicalize.yaml:93:5",
     4,  // root expr
     // slots
     {"x", "p", "y"},
@@ -1149,19 +1282,19 @@ const gen::RuleSpec& specSoftmaxNanGuard() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:82:19", 0},
+      {"x", "rules/canonicalize.yaml:96:19", 0},
       // 1: Softmax(x)
-      {"Softmax", "rules/canonicalize.yaml:82:11", 1, 1},
+      {"Softmax", "rules/canonicalize.yaml:96:11", 1, 1},
       // 2: IsNaN(p)
-      {"IsNaN", "rules/canonicalize.yaml:83:17", gen::kNoSlot, 1},
+      {"IsNaN", "rules/canonicalize.yaml:97:17", gen::kNoSlot, 1},
       // 3: 0.0
-      {"constant 0.0", "rules/canonicalize.yaml:83:27", gen::kNoSlot, 0, {},
+      {"constant 0.0", "rules/canonicalize.yaml:97:27", gen::kNoSlot, 0, {},
        gen::floatLiteral(0.0)},
       // 4: Where(IsNaN(p), 0.0, p)
-      {"Where", "rules/canonicalize.yaml:83:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:97:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:85:12", "x", gen::kNoSlot, {"x"}, {0},
+    {{Check::kNative, "rules/canonicalize.yaml:99:12", "x", gen::kNoSlot, {"x"}, {0},
       "finite_scores", gen::nativePredicate("finite_scores")}},
     // rewrite variants
     {{}},
@@ -1212,7 +1345,7 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// p = Softmax(x)  (rules/canonicalize.yaml:82:11)
+  /// p = Softmax(x)  (rules/canonicalize.yaml:96:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1221,7 +1354,7 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
     return matchX(input(n, 0), k);
   }
 
-  /// IsNaN(p)  (rules/canonicalize.yaml:83:17)
+  /// IsNaN(p)  (rules/canonicalize.yaml:97:17)
   bool matchIsNaN(ValueId v, gen::Next k) {
     if (seen(kIsNaN)) return same(kIsNaN, v) && k();
     if (!bind(kIsNaN, v)) return false;
@@ -1230,13 +1363,13 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
     return matchP(input(n, 0), k);
   }
 
-  /// 0.0  (rules/canonicalize.yaml:83:27)
+  /// 0.0  (rules/canonicalize.yaml:97:27)
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(kConstant)) return same(kConstant, v) && k();
     return bind(kConstant, v) && constant(kConstant, v) && k();
   }
 
-  /// y = Where(IsNaN(p), 0.0, p)  (rules/canonicalize.yaml:83:11)
+  /// y = Where(IsNaN(p), 0.0, p)  (rules/canonicalize.yaml:97:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1251,25 +1384,25 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:87:5:
+  /// Variant 0, rules/canonicalize.yaml:101:5:
   ///   p = p
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:86:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:100:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotP,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:87:5",
-        "rules/canonicalize.yaml:86:11")) return false;
+        "rules/canonicalize.yaml:101:5",
+        "rules/canonicalize.yaml:100:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:87:5",
-        "rules/canonicalize.yaml:86:11")) return false;
+        "rules/canonicalize.yaml:101:5",
+        "rules/canonicalize.yaml:100:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1287,7 +1420,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:79:5",
+            "rules/canonicalize.yaml:93:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1309,7 +1442,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:96
+// Generated from: rules/canonicalize.yaml:110
 // nan_guard_after_heads (priority 998): MatMul(Where(IsNaN(p), 0, p), v) of attention weights p, merged into [B, S, N*H], with the guard moved after the merge: Where(IsNaN(y), 0, y).
 //===----------------------------------------------------------------------===//
 
@@ -1317,7 +1450,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
 const gen::RuleSpec& specNanGuardAfterHeads() {
   static const gen::RuleSpec spec = {
     "nan_guard_after_heads",
-    "rules/canonicalize.yaml:96:5",
+    "rules/canonicalize.yaml:110:5",
     9,  // root expr
     // slots
     {"p", "zero", "vh", "o", "s", "y"},
@@ -1326,33 +1459,33 @@ const gen::RuleSpec& specNanGuardAfterHeads() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:102:19"},
+      {"_", "rules/canonicalize.yaml:116:19"},
       // 1: Softmax(_, axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:102:11", 0, 1,
-       {{"axis", "rules/canonicalize.yaml:102:22", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:116:11", 0, 1,
+       {{"axis", "rules/canonicalize.yaml:116:22", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 2: IsNaN(p)
-      {"IsNaN", "rules/canonicalize.yaml:103:24", gen::kNoSlot, 1},
+      {"IsNaN", "rules/canonicalize.yaml:117:24", gen::kNoSlot, 1},
       // 3: zero
-      {"zero", "rules/canonicalize.yaml:103:34", 1},
+      {"zero", "rules/canonicalize.yaml:117:34", 1},
       // 4: Where(IsNaN(p), zero, p)
-      {"Where", "rules/canonicalize.yaml:103:18", gen::kNoSlot, 3},
+      {"Where", "rules/canonicalize.yaml:117:18", gen::kNoSlot, 3},
       // 5: vh
-      {"vh", "rules/canonicalize.yaml:103:44", 2},
+      {"vh", "rules/canonicalize.yaml:117:44", 2},
       // 6: MatMul(Where(IsNaN(p), zero, p), vh)
-      {"MatMul", "rules/canonicalize.yaml:103:11", 3, 2},
+      {"MatMul", "rules/canonicalize.yaml:117:11", 3, 2},
       // 7: Transpose(o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:104:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:104:32", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:118:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:118:32", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 8: s
-      {"s", "rules/canonicalize.yaml:104:52", 4},
+      {"s", "rules/canonicalize.yaml:118:52", 4},
       // 9: Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)
-      {"Reshape", "rules/canonicalize.yaml:104:11", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:118:11", 5, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/canonicalize.yaml:106:15", "zero", 1, {}, {}, "", nullptr,
+    {{Check::kScalar, "rules/canonicalize.yaml:120:15", "zero", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, true, true}},
     // rewrite variants
     {{}},
@@ -1411,7 +1544,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny, matchZero, matchS.
 
-  /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:102:11)
+  /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:116:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1420,7 +1553,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchAny(input(n, 0), k);
   }
 
-  /// IsNaN(p)  (rules/canonicalize.yaml:103:24)
+  /// IsNaN(p)  (rules/canonicalize.yaml:117:24)
   bool matchIsNaN(ValueId v, gen::Next k) {
     if (seen(kIsNaN)) return same(kIsNaN, v) && k();
     if (!bind(kIsNaN, v)) return false;
@@ -1429,7 +1562,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchP(input(n, 0), k);
   }
 
-  /// Where(IsNaN(p), zero, p)  (rules/canonicalize.yaml:103:18)
+  /// Where(IsNaN(p), zero, p)  (rules/canonicalize.yaml:117:18)
   bool matchWhere(ValueId v, gen::Next k) {
     if (seen(kWhere)) return same(kWhere, v) && k();
     if (!bind(kWhere, v)) return false;
@@ -1442,13 +1575,13 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     });
   }
 
-  /// vh  (rules/canonicalize.yaml:103:44)
+  /// vh  (rules/canonicalize.yaml:117:44)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(kVh)) return same(kVh, v) && k();
     return bind(kVh, v) && k();
   }
 
-  /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:103:11)
+  /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:117:11)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -1457,7 +1590,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchWhere(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:104:19)
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:118:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -1466,7 +1599,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:104:11)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:118:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1477,34 +1610,34 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:108:5:
+  /// Variant 0, rules/canonicalize.yaml:122:5:
   ///   p = p
   ///   y = Where(IsNaN(Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s)), zero, Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:107:11", "p")) return false;
-    if (!requireBound(kSlotVh, "rules/canonicalize.yaml:109:39", "vh")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:121:11", "p")) return false;
+    if (!requireBound(kSlotVh, "rules/canonicalize.yaml:123:39", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intsAttribute("perm", {0, 2, 1, 3}));
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:109:64", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:123:64", "s")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotZero, "rules/canonicalize.yaml:110:27", "zero")) return false;
+    if (!requireBound(kSlotZero, "rules/canonicalize.yaml:124:27", "zero")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotP,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:108:5",
-        "rules/canonicalize.yaml:107:11")) return false;
+        "rules/canonicalize.yaml:122:5",
+        "rules/canonicalize.yaml:121:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:108:5",
-        "rules/canonicalize.yaml:110:11")) return false;
+        "rules/canonicalize.yaml:122:5",
+        "rules/canonicalize.yaml:124:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1560,7 +1693,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
             root,
             998,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:96:5",
+            "rules/canonicalize.yaml:110:5",
             {op::kMatMul, op::kTranspose, op::kReshape, op::kIsNaN, op::kWhere}}),
         root_output_(root_output) {}
 
@@ -1582,7 +1715,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:116
+// Generated from: rules/canonicalize.yaml:130
 // batched_heads_to_4d (priority 997): Reshape(MatMul(Softmax(MatMul(Reshape(q4), Transpose(Reshape(k4), [0, 2, 1]))), Reshape(v4)), [B, N, S, H]) on heads merged into the batch is the attention on q4, k4, v4.
 //===----------------------------------------------------------------------===//
 
@@ -1590,7 +1723,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
 const gen::RuleSpec& specBatchedHeadsTo4d() {
   static const gen::RuleSpec spec = {
     "batched_heads_to_4d",
-    "rules/canonicalize.yaml:116:5",
+    "rules/canonicalize.yaml:130:5",
     14,  // root expr
     // slots
     {"q4", "q3", "k4", "k3", "v4", "v3", "p", "y"},
@@ -1599,42 +1732,42 @@ const gen::RuleSpec& specBatchedHeadsTo4d() {
     // exprs
     {
       // 0: q4
-      {"q4", "rules/canonicalize.yaml:122:20", 0},
+      {"q4", "rules/canonicalize.yaml:136:20", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:122:24"},
+      {"_", "rules/canonicalize.yaml:136:24"},
       // 2: Reshape(q4, _)
-      {"Reshape", "rules/canonicalize.yaml:122:12", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:136:12", 1, 2},
       // 3: k4
-      {"k4", "rules/canonicalize.yaml:123:20", 2},
+      {"k4", "rules/canonicalize.yaml:137:20", 2},
       // 4: _
-      {"_", "rules/canonicalize.yaml:123:24"},
+      {"_", "rules/canonicalize.yaml:137:24"},
       // 5: Reshape(k4, _)
-      {"Reshape", "rules/canonicalize.yaml:123:12", 3, 2},
+      {"Reshape", "rules/canonicalize.yaml:137:12", 3, 2},
       // 6: v4
-      {"v4", "rules/canonicalize.yaml:124:20", 4},
+      {"v4", "rules/canonicalize.yaml:138:20", 4},
       // 7: _
-      {"_", "rules/canonicalize.yaml:124:24"},
+      {"_", "rules/canonicalize.yaml:138:24"},
       // 8: Reshape(v4, _)
-      {"Reshape", "rules/canonicalize.yaml:124:12", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:138:12", 5, 2},
       // 9: Transpose(k3, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:125:30", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:125:44", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:139:30", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:139:44", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 10: MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-      {"MatMul", "rules/canonicalize.yaml:125:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:139:19", gen::kNoSlot, 2},
       // 11: Softmax(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:125:11", 6, 1,
-       {{"axis", "rules/canonicalize.yaml:125:62", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:139:11", 6, 1,
+       {{"axis", "rules/canonicalize.yaml:139:62", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 12: MatMul(p, v3)
-      {"MatMul", "rules/canonicalize.yaml:126:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:140:19", gen::kNoSlot, 2},
       // 13: _
-      {"_", "rules/canonicalize.yaml:126:34"},
+      {"_", "rules/canonicalize.yaml:140:34"},
       // 14: Reshape(MatMul(p, v3), _)
-      {"Reshape", "rules/canonicalize.yaml:126:11", 7, 2},
+      {"Reshape", "rules/canonicalize.yaml:140:11", 7, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:128:12", "y", gen::kNoSlot,
+    {{Check::kNative, "rules/canonicalize.yaml:142:12", "y", gen::kNoSlot,
       {"y", "q3", "q4", "k3", "k4", "v3", "v4"}, {7, 1, 0, 3, 2, 5, 4}, "unbatches_heads",
       gen::nativePredicate("unbatches_heads")}},
     // rewrite variants
@@ -1703,7 +1836,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
   // matchTranspose, matchMatMul10, matchAny13.
 
   /// p = Softmax(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), axis=-1) 
-  /// (rules/canonicalize.yaml:125:11)
+  /// (rules/canonicalize.yaml:139:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1712,7 +1845,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
     return matchMatMul10(input(n, 0), k);
   }
 
-  /// MatMul(p, v3)  (rules/canonicalize.yaml:126:19)
+  /// MatMul(p, v3)  (rules/canonicalize.yaml:140:19)
   bool matchMatMul12(ValueId v, gen::Next k) {
     if (seen(kMatMul12)) return same(kMatMul12, v) && k();
     if (!bind(kMatMul12, v)) return false;
@@ -1721,7 +1854,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
     return matchP(input(n, 0), [&] { return matchV3(input(n, 1), k); });
   }
 
-  /// y = Reshape(MatMul(p, v3), _)  (rules/canonicalize.yaml:126:11)
+  /// y = Reshape(MatMul(p, v3), _)  (rules/canonicalize.yaml:140:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1732,26 +1865,26 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:129:5:
+  /// Variant 0, rules/canonicalize.yaml:143:5:
   ///   y = MatMul(Softmax(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), axis=-1), v4)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:130:33", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:130:47", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:144:33", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:144:47", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
     std::vector<onnx::AttributeProto> attrs4;
     attrs4.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:130:82", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:144:82", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:129:5",
-        "rules/canonicalize.yaml:130:11")) return false;
+        "rules/canonicalize.yaml:143:5",
+        "rules/canonicalize.yaml:144:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1799,7 +1932,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
             root,
             997,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:116:5",
+            "rules/canonicalize.yaml:130:5",
             {op::kTranspose, op::kMatMul, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -1821,7 +1954,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:141
+// Generated from: rules/canonicalize.yaml:155
 // batched_heads_masked_to_4d (priority 997): batched_heads_to_4d with the scores viewed [B, N, S, L], one or two masks added, and viewed back: the 4-D attention with the masks added to its scores.
 //===----------------------------------------------------------------------===//
 
@@ -1829,7 +1962,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
   static const gen::RuleSpec spec = {
     "batched_heads_masked_to_4d",
-    "rules/canonicalize.yaml:141:5",
+    "rules/canonicalize.yaml:155:5",
     24,  // root expr
     // slots
     {"q4", "q3", "k4", "k3", "v4", "v3", "s4", "m", "m2", "a", "t", "y"},
@@ -1838,67 +1971,67 @@ const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
     // exprs
     {
       // 0: q4
-      {"q4", "rules/canonicalize.yaml:147:20", 0},
+      {"q4", "rules/canonicalize.yaml:161:20", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:147:24"},
+      {"_", "rules/canonicalize.yaml:161:24"},
       // 2: Reshape(q4, _)
-      {"Reshape", "rules/canonicalize.yaml:147:12", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:161:12", 1, 2},
       // 3: k4
-      {"k4", "rules/canonicalize.yaml:148:20", 2},
+      {"k4", "rules/canonicalize.yaml:162:20", 2},
       // 4: _
-      {"_", "rules/canonicalize.yaml:148:24"},
+      {"_", "rules/canonicalize.yaml:162:24"},
       // 5: Reshape(k4, _)
-      {"Reshape", "rules/canonicalize.yaml:148:12", 3, 2},
+      {"Reshape", "rules/canonicalize.yaml:162:12", 3, 2},
       // 6: v4
-      {"v4", "rules/canonicalize.yaml:149:20", 4},
+      {"v4", "rules/canonicalize.yaml:163:20", 4},
       // 7: _
-      {"_", "rules/canonicalize.yaml:149:24"},
+      {"_", "rules/canonicalize.yaml:163:24"},
       // 8: Reshape(v4, _)
-      {"Reshape", "rules/canonicalize.yaml:149:12", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:163:12", 5, 2},
       // 9: Transpose(k3, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:150:31", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:150:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:164:31", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:164:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 10: MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-      {"MatMul", "rules/canonicalize.yaml:150:20", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:164:20", gen::kNoSlot, 2},
       // 11: _
-      {"_", "rules/canonicalize.yaml:150:63"},
+      {"_", "rules/canonicalize.yaml:164:63"},
       // 12: Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)
-      {"Reshape", "rules/canonicalize.yaml:150:12", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:164:12", 6, 2},
       // 13: m
-      {"m", "rules/canonicalize.yaml:151:20", 7},
+      {"m", "rules/canonicalize.yaml:165:20", 7},
       // 14: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:151:12", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:165:12", gen::kNoSlot, 2},
       // 15: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:151:34", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:165:34", gen::kNoSlot, 2},
       // 16: m2
-      {"m2", "rules/canonicalize.yaml:151:46", 8},
+      {"m2", "rules/canonicalize.yaml:165:46", 8},
       // 17: Add(Add(s4, m), m2)
-      {"Add", "rules/canonicalize.yaml:151:30", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:165:30", gen::kNoSlot, 2},
       // 18: Add(s4, m) | Add(Add(s4, m), m2)
-      {"a", "rules/canonicalize.yaml:151:28", 9},
+      {"a", "rules/canonicalize.yaml:165:28", 9},
       // 19: _
-      {"_", "rules/canonicalize.yaml:152:22"},
+      {"_", "rules/canonicalize.yaml:166:22"},
       // 20: Reshape(a, _)
-      {"Reshape", "rules/canonicalize.yaml:152:11", 10, 2},
+      {"Reshape", "rules/canonicalize.yaml:166:11", 10, 2},
       // 21: Softmax(t, axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:153:26", gen::kNoSlot, 1,
-       {{"axis", "rules/canonicalize.yaml:153:37", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:167:26", gen::kNoSlot, 1,
+       {{"axis", "rules/canonicalize.yaml:167:37", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 22: MatMul(Softmax(t, axis=-1), v3)
-      {"MatMul", "rules/canonicalize.yaml:153:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:167:19", gen::kNoSlot, 2},
       // 23: _
-      {"_", "rules/canonicalize.yaml:153:60"},
+      {"_", "rules/canonicalize.yaml:167:60"},
       // 24: Reshape(MatMul(Softmax(t, axis=-1), v3), _)
-      {"Reshape", "rules/canonicalize.yaml:153:11", 11, 2},
+      {"Reshape", "rules/canonicalize.yaml:167:11", 11, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:155:12", "y", gen::kNoSlot,
+    {{Check::kNative, "rules/canonicalize.yaml:169:12", "y", gen::kNoSlot,
       {"y", "q3", "q4", "k3", "k4", "v3", "v4"}, {11, 1, 0, 3, 2, 5, 4}, "unbatches_heads",
       gen::nativePredicate("unbatches_heads")},
-     {Check::kNative, "rules/canonicalize.yaml:156:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
+     {Check::kNative, "rules/canonicalize.yaml:170:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
       {6, 0, 2}, "splits_batched_scores", gen::nativePredicate("splits_batched_scores")},
-     {Check::kNative, "rules/canonicalize.yaml:157:12", "t", gen::kNoSlot, {"t", "s4"}, {10, 6},
+     {Check::kNative, "rules/canonicalize.yaml:171:12", "t", gen::kNoSlot, {"t", "s4"}, {10, 6},
       "merges_batched_scores", gen::nativePredicate("merges_batched_scores")}},
     // rewrite variants
     {{true, "", -1, -1, {{{18, 0}}}}, {}},
@@ -1985,13 +2118,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
   // matchQ4, matchAny1, matchQ3, matchK4, matchAny4, matchK3, matchV4, matchAny7, matchV3,
   // matchTranspose, matchMatMul10.
 
-  /// _  (rules/canonicalize.yaml:150:63)
+  /// _  (rules/canonicalize.yaml:164:63)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(kAny11)) return same(kAny11, v) && k();
     return bind(kAny11, v) && k();
   }
 
-  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:150:12)
+  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:164:12)
   bool matchS4(ValueId v, gen::Next k) {
     if (seen(kS4)) return same(kS4, v) && k();
     if (!bind(kS4, v)) return false;
@@ -2000,13 +2133,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchMatMul10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
-  /// m  (rules/canonicalize.yaml:151:20)
+  /// m  (rules/canonicalize.yaml:165:20)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     return bind(kM, v) && k();
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:151:12)
+  /// Add(s4, m)  (rules/canonicalize.yaml:165:12)
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(kAdd14)) return same(kAdd14, v) && k();
     if (!bind(kAdd14, v)) return false;
@@ -2020,7 +2153,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:151:34)
+  /// Add(s4, m)  (rules/canonicalize.yaml:165:34)
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(kAdd15)) return same(kAdd15, v) && k();
     if (!bind(kAdd15, v)) return false;
@@ -2034,13 +2167,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// m2  (rules/canonicalize.yaml:151:46)
+  /// m2  (rules/canonicalize.yaml:165:46)
   bool matchM2(ValueId v, gen::Next k) {
     if (seen(kM2)) return same(kM2, v) && k();
     return bind(kM2, v) && k();
   }
 
-  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:151:30)
+  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:165:30)
   bool matchAdd17(ValueId v, gen::Next k) {
     if (seen(kAdd17)) return same(kAdd17, v) && k();
     if (!bind(kAdd17, v)) return false;
@@ -2054,7 +2187,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchAdd15(in1, [&] { return matchM2(in0, k); });
   }
 
-  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:151:28)
+  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:165:28)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     if (!bind(kA, v)) return false;
@@ -2066,13 +2199,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return false;
   }
 
-  /// _  (rules/canonicalize.yaml:152:22)
+  /// _  (rules/canonicalize.yaml:166:22)
   bool matchAny19(ValueId v, gen::Next k) {
     if (seen(kAny19)) return same(kAny19, v) && k();
     return bind(kAny19, v) && k();
   }
 
-  /// t = Reshape(a, _)  (rules/canonicalize.yaml:152:11)
+  /// t = Reshape(a, _)  (rules/canonicalize.yaml:166:11)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -2081,7 +2214,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchA(input(n, 0), [&] { return matchAny19(input(n, 1), k); });
   }
 
-  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:153:26)
+  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:167:26)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -2090,7 +2223,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchT(input(n, 0), k);
   }
 
-  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:153:19)
+  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:167:19)
   bool matchMatMul22(ValueId v, gen::Next k) {
     if (seen(kMatMul22)) return same(kMatMul22, v) && k();
     if (!bind(kMatMul22, v)) return false;
@@ -2099,13 +2232,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchSoftmax(input(n, 0), [&] { return matchV3(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:153:60)
+  /// _  (rules/canonicalize.yaml:167:60)
   bool matchAny23(ValueId v, gen::Next k) {
     if (seen(kAny23)) return same(kAny23, v) && k();
     return bind(kAny23, v) && k();
   }
 
-  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:153:11)
+  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:167:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2116,28 +2249,28 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
 
   // ---- Rewrite
 
-  /// Variant 0 (when @one), rules/canonicalize.yaml:159:9:
+  /// Variant 0 (when @one), rules/canonicalize.yaml:173:9:
   ///   y = MatMul(Softmax(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), axis=-1), v4)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:161:41", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:161:55", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:175:41", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:175:55", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:161:80", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:175:80", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:161:94", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:175:94", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:159:9",
-        "rules/canonicalize.yaml:161:15")) return false;
+        "rules/canonicalize.yaml:173:9",
+        "rules/canonicalize.yaml:175:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2183,30 +2316,30 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:162:9:
+  /// Variant 1, rules/canonicalize.yaml:176:9:
   ///   y = MatMul(Softmax(Add(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), m2), axis=-1), v4)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:163:45", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:163:59", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:177:45", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:177:59", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:163:84", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:177:84", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:163:88", "m2")) return false;
+    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:177:88", "m2")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:163:103", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:177:103", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:162:9",
-        "rules/canonicalize.yaml:163:15")) return false;
+        "rules/canonicalize.yaml:176:9",
+        "rules/canonicalize.yaml:177:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2270,7 +2403,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
             root,
             997,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:141:5",
+            "rules/canonicalize.yaml:155:5",
             {op::kTranspose, op::kMatMul, op::kAdd, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -2292,7 +2425,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:168
+// Generated from: rules/canonicalize.yaml:182
 // reshape_back (priority 1003): Reshape(Reshape(x, _), _) of x's own shape (static dims or the same symbols) is x.
 //===----------------------------------------------------------------------===//
 
@@ -2300,7 +2433,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 const gen::RuleSpec& specReshapeBack() {
   static const gen::RuleSpec spec = {
     "reshape_back",
-    "rules/canonicalize.yaml:168:5",
+    "rules/canonicalize.yaml:182:5",
     4,  // root expr
     // slots
     {"x", "y"},
@@ -2309,18 +2442,18 @@ const gen::RuleSpec& specReshapeBack() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:172:27", 0},
+      {"x", "rules/canonicalize.yaml:186:27", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:172:30"},
+      {"_", "rules/canonicalize.yaml:186:30"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:172:19", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:186:19", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:172:34"},
+      {"_", "rules/canonicalize.yaml:186:34"},
       // 4: Reshape(Reshape(x, _), _)
-      {"Reshape", "rules/canonicalize.yaml:172:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:186:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:174:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:188:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
       "same_shape", gen::nativePredicate("same_shape")}},
     // rewrite variants
     {{}},
@@ -2370,7 +2503,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny3.
 
-  /// Reshape(x, _)  (rules/canonicalize.yaml:172:19)
+  /// Reshape(x, _)  (rules/canonicalize.yaml:186:19)
   bool matchReshape(ValueId v, gen::Next k) {
     if (seen(kReshape)) return same(kReshape, v) && k();
     if (!bind(kReshape, v)) return false;
@@ -2379,7 +2512,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:172:11)
+  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:186:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2390,18 +2523,18 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:175:5:
+  /// Variant 0, rules/canonicalize.yaml:189:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:176:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:190:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:175:5",
-        "rules/canonicalize.yaml:176:11")) return false;
+        "rules/canonicalize.yaml:189:5",
+        "rules/canonicalize.yaml:190:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2419,7 +2552,7 @@ class ReshapeBackRule : public RewritePattern {
             root,
             1003,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:168:5",
+            "rules/canonicalize.yaml:182:5",
             {}}),
         root_output_(root_output) {}
 
@@ -2441,7 +2574,7 @@ class ReshapeBackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:181
+// Generated from: rules/canonicalize.yaml:195
 // transpose_through_3d (priority 1000): Reshape(Transpose(Reshape(x, [a*b, c, d]), [0, 2, 1]), [a, b, d, c]) of x [a, b, c, d] is x with its last two axes swapped.
 //===----------------------------------------------------------------------===//
 
@@ -2449,7 +2582,7 @@ class ReshapeBackRule : public RewritePattern {
 const gen::RuleSpec& specTransposeThrough3d() {
   static const gen::RuleSpec spec = {
     "transpose_through_3d",
-    "rules/canonicalize.yaml:181:5",
+    "rules/canonicalize.yaml:195:5",
     5,  // root expr
     // slots
     {"x", "r", "y"},
@@ -2458,21 +2591,21 @@ const gen::RuleSpec& specTransposeThrough3d() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:186:19", 0},
+      {"x", "rules/canonicalize.yaml:200:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:186:22"},
+      {"_", "rules/canonicalize.yaml:200:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:186:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:200:11", 1, 2},
       // 3: Transpose(r, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:187:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:187:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:201:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:201:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 4: _
-      {"_", "rules/canonicalize.yaml:187:49"},
+      {"_", "rules/canonicalize.yaml:201:49"},
       // 5: Reshape(Transpose(r, perm=[0, 2, 1]), _)
-      {"Reshape", "rules/canonicalize.yaml:187:11", 2, 2},
+      {"Reshape", "rules/canonicalize.yaml:201:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:189:12", "y", gen::kNoSlot, {"y", "x", "r"},
+    {{Check::kNative, "rules/canonicalize.yaml:203:12", "y", gen::kNoSlot, {"y", "x", "r"},
       {2, 0, 1}, "swaps_last_two_through_3d", gen::nativePredicate("swaps_last_two_through_3d")}},
     // rewrite variants
     {{}},
@@ -2524,7 +2657,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny4.
 
-  /// r = Reshape(x, _)  (rules/canonicalize.yaml:186:11)
+  /// r = Reshape(x, _)  (rules/canonicalize.yaml:200:11)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -2533,7 +2666,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:187:19)
+  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:201:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -2542,7 +2675,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchR(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:187:11)
+  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:201:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2553,11 +2686,11 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:190:5:
+  /// Variant 0, rules/canonicalize.yaml:204:5:
   ///   y = Transpose(x, perm=[0, 1, 3, 2])
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:191:21", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:205:21", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     collectMatched();
@@ -2565,8 +2698,8 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:190:5",
-        "rules/canonicalize.yaml:191:11")) return false;
+        "rules/canonicalize.yaml:204:5",
+        "rules/canonicalize.yaml:205:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2591,7 +2724,7 @@ class TransposeThrough3dRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:181:5",
+            "rules/canonicalize.yaml:195:5",
             {op::kTranspose}}),
         root_output_(root_output) {}
 
@@ -2613,7 +2746,7 @@ class TransposeThrough3dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:195
+// Generated from: rules/canonicalize.yaml:209
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
@@ -2621,7 +2754,7 @@ class TransposeThrough3dRule : public RewritePattern {
 const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = {
     "transpose_pair",
-    "rules/canonicalize.yaml:195:5",
+    "rules/canonicalize.yaml:209:5",
     9,  // root expr
     // slots
     {"x", "y"},
@@ -2630,37 +2763,37 @@ const gen::RuleSpec& specTransposePair() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:198:32", 0},
+      {"x", "rules/canonicalize.yaml:212:32", 0},
       // 1: Transpose(x, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:198:22", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:198:35", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:212:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:212:35", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:198:12", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:198:55", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:212:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:212:55", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 3: Transpose(x, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:199:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:199:37", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:213:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:213:37", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:199:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:199:57", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:213:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:213:57", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: Transpose(x, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:200:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:200:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:214:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:214:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:200:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:200:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:214:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:214:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 7: Transpose(x, perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:201:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:201:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:215:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:215:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:201:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:201:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:215:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:215:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"y", "rules/canonicalize.yaml:199:12", 1},
+      {"y", "rules/canonicalize.yaml:213:12", 1},
     },
     // constraints
     {},
@@ -2717,7 +2850,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:198:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:212:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -2727,7 +2860,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) 
-  /// (rules/canonicalize.yaml:198:12)
+  /// (rules/canonicalize.yaml:212:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -2736,7 +2869,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:199:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:213:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -2746,7 +2879,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) 
-  /// (rules/canonicalize.yaml:199:14)
+  /// (rules/canonicalize.yaml:213:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -2755,7 +2888,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:200:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:214:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -2764,7 +2897,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:200:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:214:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -2773,7 +2906,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:201:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:215:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -2782,7 +2915,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:201:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:215:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -2793,7 +2926,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:199:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:213:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2811,18 +2944,18 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:202:5:
+  /// Variant 0, rules/canonicalize.yaml:216:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:203:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:217:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:202:5",
-        "rules/canonicalize.yaml:203:11")) return false;
+        "rules/canonicalize.yaml:216:5",
+        "rules/canonicalize.yaml:217:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2840,7 +2973,7 @@ class TransposePairRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:195:5",
+            "rules/canonicalize.yaml:209:5",
             {}}),
         root_output_(root_output) {}
 
@@ -2862,7 +2995,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:211
+// Generated from: rules/canonicalize.yaml:225
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -2870,7 +3003,7 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:211:5",
+    "rules/canonicalize.yaml:225:5",
     9,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
@@ -2879,44 +3012,44 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:214:19", 0},
+      {"x", "rules/canonicalize.yaml:228:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:214:22"},
+      {"_", "rules/canonicalize.yaml:228:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:214:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:228:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:215:20", 2},
+      {"w", "rules/canonicalize.yaml:229:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:215:23", 3},
+      {"c", "rules/canonicalize.yaml:229:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:215:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:215:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:229:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:229:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:215:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:229:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:215:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:229:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:215:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:229:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:216:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:216:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:230:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:230:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:216:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:230:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:216:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:230:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"g", "rules/canonicalize.yaml:216:12", 4},
+      {"g", "rules/canonicalize.yaml:230:12", 4},
       // 8: s
-      {"s", "rules/canonicalize.yaml:217:22", 5},
+      {"s", "rules/canonicalize.yaml:231:22", 5},
       // 9: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:217:11", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:231:11", 6, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:219:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+    {{Check::kNative, "rules/canonicalize.yaml:233:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:220:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:234:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{7, 0}}}}, {}},
@@ -2982,7 +3115,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny, matchC, matchS.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:214:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:228:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -2991,13 +3124,13 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// w  (rules/canonicalize.yaml:215:20)
+  /// w  (rules/canonicalize.yaml:229:20)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(kW)) return same(kW, v) && k();
     return bind(kW, v) && k();
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:215:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:229:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -3010,7 +3143,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:216:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:230:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -3020,7 +3153,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0)  (rules/canonicalize.yaml:216:12)
+  /// transB=0)  (rules/canonicalize.yaml:230:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -3032,7 +3165,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:217:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:231:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3043,24 +3176,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:222:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:236:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:224:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:224:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:238:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:238:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:224:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:238:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:224:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:238:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:222:9",
-        "rules/canonicalize.yaml:224:15")) return false;
+        "rules/canonicalize.yaml:236:9",
+        "rules/canonicalize.yaml:238:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3092,22 +3225,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:225:9:
+  /// Variant 1, rules/canonicalize.yaml:239:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:226:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:226:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:240:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:240:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:226:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:240:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:225:9",
-        "rules/canonicalize.yaml:226:15")) return false;
+        "rules/canonicalize.yaml:239:9",
+        "rules/canonicalize.yaml:240:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3141,7 +3274,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:211:5",
+            "rules/canonicalize.yaml:225:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -3163,7 +3296,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:230
+// Generated from: rules/canonicalize.yaml:244
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -3171,7 +3304,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:230:5",
+    "rules/canonicalize.yaml:244:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -3180,14 +3313,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:234:19", 0},
+      {"t", "rules/canonicalize.yaml:248:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:234:22"},
+      {"_", "rules/canonicalize.yaml:248:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:234:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:248:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:236:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:250:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -3235,13 +3368,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:234:19)
+  /// t  (rules/canonicalize.yaml:248:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:234:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:248:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3252,18 +3385,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:237:5:
+  /// Variant 0, rules/canonicalize.yaml:251:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:238:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:252:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:237:5",
-        "rules/canonicalize.yaml:238:11")) return false;
+        "rules/canonicalize.yaml:251:5",
+        "rules/canonicalize.yaml:252:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3281,7 +3414,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:230:5",
+            "rules/canonicalize.yaml:244:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3303,7 +3436,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:242
+// Generated from: rules/canonicalize.yaml:256
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -3311,7 +3444,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:242:5",
+    "rules/canonicalize.yaml:256:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -3320,40 +3453,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:245:35", 0},
+      {"p", "rules/canonicalize.yaml:259:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:245:38", 1},
+      {"i0", "rules/canonicalize.yaml:259:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:245:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:245:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:259:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:259:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:245:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:245:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:259:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:259:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:245:75", 2},
+      {"i1", "rules/canonicalize.yaml:259:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:245:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:245:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:259:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:259:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:245:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:245:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:259:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:259:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:245:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:245:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:259:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:259:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:247:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:261:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:248:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:262:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:248:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:262:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:249:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:263:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:249:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:263:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -3401,19 +3534,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:245:35)
+  /// p  (rules/canonicalize.yaml:259:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:245:38)
+  /// i0  (rules/canonicalize.yaml:259:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:245:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:259:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -3422,7 +3555,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:245:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:259:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -3431,13 +3564,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:245:75)
+  /// i1  (rules/canonicalize.yaml:259:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:245:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:259:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -3446,7 +3579,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:245:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:259:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -3456,7 +3589,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:245:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:259:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3467,18 +3600,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:250:5:
+  /// Variant 0, rules/canonicalize.yaml:264:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:251:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:265:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:250:5",
-        "rules/canonicalize.yaml:251:11")) return false;
+        "rules/canonicalize.yaml:264:5",
+        "rules/canonicalize.yaml:265:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3496,7 +3629,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:242:5",
+            "rules/canonicalize.yaml:256:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3518,7 +3651,7 @@ class PresentRestackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:261
+// Generated from: rules/canonicalize.yaml:275
 // where_never_true (priority 1002): Where(c, a, b) of a condition false everywhere by construction is b, b of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3526,7 +3659,7 @@ class PresentRestackRule : public RewritePattern {
 const gen::RuleSpec& specWhereNeverTrue() {
   static const gen::RuleSpec spec = {
     "where_never_true",
-    "rules/canonicalize.yaml:261:5",
+    "rules/canonicalize.yaml:275:5",
     3,  // root expr
     // slots
     {"c", "b", "y"},
@@ -3535,18 +3668,18 @@ const gen::RuleSpec& specWhereNeverTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:265:17", 0},
+      {"c", "rules/canonicalize.yaml:279:17", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:265:20"},
+      {"_", "rules/canonicalize.yaml:279:20"},
       // 2: b
-      {"b", "rules/canonicalize.yaml:265:23", 1},
+      {"b", "rules/canonicalize.yaml:279:23", 1},
       // 3: Where(c, _, b)
-      {"Where", "rules/canonicalize.yaml:265:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:279:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:267:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:281:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:268:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
+     {Check::kNative, "rules/canonicalize.yaml:282:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
       gen::nativePredicate("never_true")}},
     // rewrite variants
     {{}},
@@ -3596,13 +3729,13 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// b  (rules/canonicalize.yaml:265:23)
+  /// b  (rules/canonicalize.yaml:279:23)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(kB)) return same(kB, v) && k();
     return bind(kB, v) && k();
   }
 
-  /// y = Where(c, _, b)  (rules/canonicalize.yaml:265:11)
+  /// y = Where(c, _, b)  (rules/canonicalize.yaml:279:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3617,18 +3750,18 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:269:5:
+  /// Variant 0, rules/canonicalize.yaml:283:5:
   ///   y = b
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:270:11", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:284:11", "b")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotB,
-        "rules/canonicalize.yaml:269:5",
-        "rules/canonicalize.yaml:270:11")) return false;
+        "rules/canonicalize.yaml:283:5",
+        "rules/canonicalize.yaml:284:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3646,7 +3779,7 @@ class WhereNeverTrueRule : public RewritePattern {
             root,
             1002,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:261:5",
+            "rules/canonicalize.yaml:275:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3668,7 +3801,7 @@ class WhereNeverTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:272
+// Generated from: rules/canonicalize.yaml:286
 // where_always_true (priority 1001): Where(c, a, b) of a condition true everywhere by construction is a, a of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3676,7 +3809,7 @@ class WhereNeverTrueRule : public RewritePattern {
 const gen::RuleSpec& specWhereAlwaysTrue() {
   static const gen::RuleSpec spec = {
     "where_always_true",
-    "rules/canonicalize.yaml:272:5",
+    "rules/canonicalize.yaml:286:5",
     3,  // root expr
     // slots
     {"c", "a", "y"},
@@ -3685,18 +3818,18 @@ const gen::RuleSpec& specWhereAlwaysTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:276:17", 0},
+      {"c", "rules/canonicalize.yaml:290:17", 0},
       // 1: a
-      {"a", "rules/canonicalize.yaml:276:20", 1},
+      {"a", "rules/canonicalize.yaml:290:20", 1},
       // 2: _
-      {"_", "rules/canonicalize.yaml:276:23"},
+      {"_", "rules/canonicalize.yaml:290:23"},
       // 3: Where(c, a, _)
-      {"Where", "rules/canonicalize.yaml:276:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:290:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:278:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:292:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:279:12", "c", gen::kNoSlot, {"c"}, {0},
+     {Check::kNative, "rules/canonicalize.yaml:293:12", "c", gen::kNoSlot, {"c"}, {0},
       "always_true", gen::nativePredicate("always_true")}},
     // rewrite variants
     {{}},
@@ -3746,13 +3879,13 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// a  (rules/canonicalize.yaml:276:20)
+  /// a  (rules/canonicalize.yaml:290:20)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     return bind(kA, v) && k();
   }
 
-  /// y = Where(c, a, _)  (rules/canonicalize.yaml:276:11)
+  /// y = Where(c, a, _)  (rules/canonicalize.yaml:290:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3767,18 +3900,18 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:280:5:
+  /// Variant 0, rules/canonicalize.yaml:294:5:
   ///   y = a
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/canonicalize.yaml:281:11", "a")) return false;
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:295:11", "a")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotA,
-        "rules/canonicalize.yaml:280:5",
-        "rules/canonicalize.yaml:281:11")) return false;
+        "rules/canonicalize.yaml:294:5",
+        "rules/canonicalize.yaml:295:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3796,7 +3929,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
             root,
             1001,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:272:5",
+            "rules/canonicalize.yaml:286:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3818,7 +3951,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:283
+// Generated from: rules/canonicalize.yaml:297
 // add_computed_zero (priority 101): Add(x, z) (in either order) of z zero everywhere by construction is x, x of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3826,7 +3959,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 const gen::RuleSpec& specAddComputedZero() {
   static const gen::RuleSpec spec = {
     "add_computed_zero",
-    "rules/canonicalize.yaml:283:5",
+    "rules/canonicalize.yaml:297:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -3835,16 +3968,16 @@ const gen::RuleSpec& specAddComputedZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:287:15", 0},
+      {"x", "rules/canonicalize.yaml:301:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:287:18", 1},
+      {"z", "rules/canonicalize.yaml:301:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:287:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:301:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:289:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:303:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:290:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
+     {Check::kNative, "rules/canonicalize.yaml:304:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
       gen::nativePredicate("all_zero")}},
     // rewrite variants
     {{}},
@@ -3895,18 +4028,18 @@ class AddComputedZeroMatch : public CanonicalizeSharedMatch<AddComputedZeroIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:291:5:
+  /// Variant 0, rules/canonicalize.yaml:305:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:292:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:306:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:291:5",
-        "rules/canonicalize.yaml:292:11")) return false;
+        "rules/canonicalize.yaml:305:5",
+        "rules/canonicalize.yaml:306:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3924,7 +4057,7 @@ class AddComputedZeroRule : public RewritePattern {
             root,
             101,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:283:5",
+            "rules/canonicalize.yaml:297:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3952,6 +4085,7 @@ void populateCanonicalize(RuleSet& rules) {
   rules.add(std::make_unique<CastToSameTypeRule>("cast_to_same_type", op::kCast, 0));
   rules.add(std::make_unique<DropoutInInferenceRule>("dropout_in_inference", op::kDropout, 0));
   rules.add(std::make_unique<AddZeroRule>("add_zero", op::kAdd, 0));
+  rules.add(std::make_unique<SliceWholeRule>("slice_whole", op::kSlice, 0));
   rules.add(std::make_unique<ScalarOfStaticDimsRule>("scalar_of_static_dims/Div", op::kDiv, 0));
   rules.add(std::make_unique<ScalarOfStaticDimsRule>("scalar_of_static_dims/Mul", op::kMul, 0));
   rules.add(std::make_unique<ScalarOfStaticDimsRule>("scalar_of_static_dims/Sqrt", op::kSqrt, 0));

@@ -100,7 +100,9 @@ function failureExcerpt(log) {
       block = null;
     }
   }
-  out.push('--- last lines of the log:', ...lines.slice(-60));
+  // A run that ended before googletest's summary crashed or was killed: its report is last.
+  if (out.length === 0 || !/\[==========\] \d+ tests? from .* ran\./.test(log))
+    out.push('--- last lines of the log:', ...lines.slice(-60));
   return out.join('\n');
 }
 

@@ -23,6 +23,7 @@
 
 #include "runtime/graph/ModelError.h"
 #include "runtime/graph/TensorData.h"
+#include "runtime/match/DimReads.h"
 #include "runtime/match/MatchSupport.h"
 #include "runtime/match/NativeFamilies.h"
 #include "runtime/match/Params.h"
@@ -340,6 +341,45 @@ bool sameShape(const MatchContext& ctx, ValueArgs args) {
   return true;
 }
 
+/// slices_whole(y): y = Slice(x, starts, ends, axes, steps) takes every axis it slices
+/// whole: starts 0, steps 1 (or absent), and each end x's own dim on that axis, read at run
+/// time from a value with the same dim (Hugging Face's attention_mask[..., :key.shape[-2]]
+/// when the mask is as long as the keys) or a constant at least x's static size.
+bool slicesWhole(const MatchContext& ctx, ValueArgs args) {
+  const Graph& g = ctx.graph;
+  const NodeId id = g.value(args[0]).producer();
+  const Node* slice = producerOp(g, args[0], "Slice");
+  if (!slice) return false;
+  const ValueId x = slice->input(0);
+  const auto rank = valueRank(g, x);
+  if (!rank) return false;
+  std::vector<int64_t> starts, axes, steps;
+  if (!readIntsParam(ctx.model, g, id, "starts", starts)) return false;
+  const size_t n = starts.size();
+  if (findParam(g, id, "axes").kind == ParamRef::Kind::kAbsent) {
+    for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i));
+  } else if (!readIntsParam(ctx.model, g, id, "axes", axes) || axes.size() != n) {
+    return false;
+  }
+  if (findParam(g, id, "steps").kind != ParamRef::Kind::kAbsent &&
+      (!readIntsParam(ctx.model, g, id, "steps", steps) || steps != std::vector<int64_t>(n, 1)))
+    return false;
+  std::vector<int64_t> ends;
+  const ParamRef end = findParam(g, id, "ends");
+  const bool constant_ends = readIntsParam(ctx.model, g, id, "ends", ends);
+  // A computed end is one dim read: one sliced axis.
+  if (!constant_ends && (end.kind != ParamRef::Kind::kInput || n != 1)) return false;
+  if (constant_ends && ends.size() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    const auto axis = normalizeAxis(axes[i], *rank);
+    if (!axis || starts[i] != 0) return false;
+    if (!constant_ends) return isDimOf(ctx, end.input, x, static_cast<int>(*axis));
+    const auto size = staticDim(g, x, static_cast<size_t>(*axis));
+    if (!size || ends[i] < *size) return false;
+  }
+  return n > 0;
+}
+
 }  // namespace
 
 NativeFamily canonicalNatives() {
@@ -354,6 +394,10 @@ NativeFamily canonicalNatives() {
       {"same_shape", 2, &sameShape,
        "a and b have the same known rank and every dim alike: equal static sizes or one "
        "symbol"},
+      {"slices_whole", 1, &slicesWhole,
+       "y = Slice(x, ...) takes every axis it slices whole: starts 0, steps 1, each end x's "
+       "dim on that axis (read at run time from a value with the same dim, or a constant "
+       "at least its static size)"},
       {"computed_from_dims", 1, &computedFromDims,
        "y, a float or double of one element and no constant itself, is computed from static "
        "dims read out of a Shape and constants alone (Gather, casts, arithmetic, Sqrt, "

@@ -19,6 +19,7 @@
 #include "runtime/graph/ModelError.h"
 #include "runtime/graph/OpId.h"
 #include "runtime/graph/TensorData.h"
+#include "runtime/match/DimReads.h"
 #include "runtime/match/MatchSupport.h"
 #include "runtime/match/NativeFamilies.h"
 #include "runtime/match/Params.h"
@@ -29,90 +30,12 @@ namespace {
 /// Position tables are read whole to check their values; larger constants are not proofs.
 constexpr size_t kMaxPositionElements = size_t{1} << 20;
 
-/// `v` with Casts between integer types looked through: sizes and positions keep their
-/// values in int32 and int64.
-ValueId throughIntCasts(const Graph& g, ValueId v) {
-  for (const Node* c = producerOp(g, v, "Cast"); c; c = producerOp(g, v, "Cast")) {
-    const onnx::AttributeProto* to = c->attribute("to");
-    if (!to || (to->i() != onnx::TensorProto::INT32 && to->i() != onnx::TensorProto::INT64)) break;
-    v = c->input(0);
-  }
-  return v;
-}
-
-/// The static dim `axis` of `ids`, if known.
-std::optional<int64_t> staticDim(const Graph& g, ValueId ids, size_t axis) {
-  const auto dims = staticShape(g, ids);
-  if (!dims || dims->size() <= axis || (*dims)[axis] < 0) return std::nullopt;
-  return (*dims)[axis];
-}
-
 /// Reads integer constant `v` (at most kMaxPositionElements elements).
 std::optional<std::vector<int64_t>> ints(const MatchContext& ctx, ValueId v) {
   std::vector<int64_t> values;
   if (v == kNoId || !readConstantInts(ctx.model, ctx.graph, v, values, kMaxPositionElements))
     return std::nullopt;
   return values;
-}
-
-/// A Shape node reading the whole shape (opset 15's start and end absent or covering it).
-bool wholeShape(const Node& shape) {
-  const onnx::AttributeProto* start = shape.attribute("start");
-  const onnx::AttributeProto* end = shape.attribute("end");
-  return (!start || start->i() == 0) && (!end || end->i() >= INT32_MAX);
-}
-
-/// `v` (a scalar or one-element tensor) holds dim `axis` of `ids` at run time: a constant
-/// equal to its static size, `Gather(Shape(x), i)` or `Shape(x, start=i, end=i+1)` with dim
-/// i of x that dim, through integer Casts, Squeeze, Unsqueeze and adding a constant 0
-/// (Hugging Face's seq_length + past_key_values_length).
-bool isDimOf(const MatchContext& ctx, ValueId v, ValueId ids, int axis) {
-  const Graph& g = ctx.graph;
-  for (;;) {
-    v = throughIntCasts(g, v);
-    const Node* n = g.producerOf(v);
-    if (!n || !n->live() || !n->domain().empty()) break;
-    if (n->opType() == "Squeeze" || n->opType() == "Unsqueeze") {
-      v = n->input(0);
-    } else if (n->opType() == "Add") {
-      if (isScalarConstant(ctx.model, g, n->input(1), 0.0, 0.0)) {
-        v = n->input(0);
-      } else if (isScalarConstant(ctx.model, g, n->input(0), 0.0, 0.0)) {
-        v = n->input(1);
-      } else {
-        return false;
-      }
-    } else {
-      break;
-    }
-  }
-  if (const auto c = ints(ctx, v)) {
-    const auto dim = staticDim(g, ids, static_cast<size_t>(axis));
-    return c->size() == 1 && dim && (*c)[0] == *dim;
-  }
-  if (const Node* gather = producerOp(g, v, "Gather")) {
-    const onnx::AttributeProto* a = gather->attribute("axis");
-    const Node* shape = producerOp(g, gather->input(0), "Shape");
-    const auto index = ints(ctx, gather->input(1));
-    if ((a && a->i() != 0) || !shape || !wholeShape(*shape) || !index || index->size() != 1)
-      return false;
-    const ValueId x = shape->input(0);
-    const auto rank = valueRank(g, x);
-    if (!rank) return false;
-    const auto i = normalizeAxis((*index)[0], *rank);
-    return i && sameDim(g, x, static_cast<int>(*i), ids, axis);
-  }
-  if (const Node* shape = producerOp(g, v, "Shape")) {
-    const onnx::AttributeProto* start = shape->attribute("start");
-    const onnx::AttributeProto* end = shape->attribute("end");
-    const ValueId x = shape->input(0);
-    const auto rank = valueRank(g, x);
-    if (!start || !end || !rank) return false;
-    const auto s = normalizeAxis(start->i(), *rank);
-    const auto e = end->i() < 0 ? end->i() + *rank : end->i();
-    return s && e == *s + 1 && sameDim(g, x, static_cast<int>(*s), ids, axis);
-  }
-  return false;
 }
 
 /// Every row of the `rows` x `cols` values is 0, 1, ..., cols - 1.

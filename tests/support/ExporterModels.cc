@@ -695,6 +695,12 @@ class ModelWriter {
     k = applyRope(k, cos, sin);
     if (s_.past || s_.presents) k = withPast("key", k), v = withPast("value", v);
     const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
+    if (s_.mask_sliced_by_keys && !sdpa) {
+      std::string vr = repeatKv(v), kr = repeatKv(k);
+      std::string mask =
+          b_.node("Slice", {mask_, b_.ints({0}), dim(kr, 2), b_.ints({3}), b_.ints({1})});
+      return mergeHeads(attend(q, kr, vr, mask, false), n);
+    }
     std::string ctx = attend(q, repeatKv(k), repeatKv(v), sdpa ? "" : mask_, false, sdpa);
     return mergeHeads(ctx, n);
   }
@@ -1197,6 +1203,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   // its triangle top-left, which is wrong with a cache (HF passes an explicit mask then).
   if (cache && s.family == ModelFamily::kGpt2 && (!ts || *s.causal_mask != CausalMask::kWhere))
     throw std::invalid_argument("gpt2 with past is built as TorchScript's eager attention");
+  if (s.mask_sliced_by_keys && (!decoder_with_rope || *s.causal_mask == CausalMask::kSdpa))
+    throw std::invalid_argument("mask_sliced_by_keys slices llama's and phi's attention_mask");
   if (s.one_token && (!s.past || s.merged))
     throw std::invalid_argument("one_token is a decoding step with past, not merged");
   if (!s.padding_mask && (s.family == ModelFamily::kGpt2

@@ -109,6 +109,11 @@ struct ExporterModelSpec {
   /// the results also returned as present_key_i / present_value_i [batch, kv_heads, total,
   /// head_dim]; attention_mask covers all total = past + seq keys.
   bool past = false;
+  /// llama and phi with an attention_mask (not kSdpa or kBool): every layer slices the mask
+  /// to the length of its keys, attention_mask[:, :, :, :key_states.shape[-2]], as
+  /// transformers 4.38 to 4.47's eager and sdpa attention do (key_states after the cache
+  /// and repeat_kv).
+  bool mask_sliced_by_keys = false;
   /// gpt2 with past: one stacked cache per layer, past_i [2, batch, heads, past, head_dim]
   /// (K at 0, V at 1), and present_i = stack(K, V) [2, batch, heads, total, head_dim], as
   /// ONNX Runtime's GPT-2 export (its MyGPT2Model wrapper) and PyTorch 1.x's exports of

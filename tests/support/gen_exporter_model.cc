@@ -27,7 +27,7 @@ const char* kUsage =
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa|bool] [--rope-cache gather|computed]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
-    "         [--stacked-past] [--no-padding-mask]\n"
+    "         [--stacked-past] [--no-padding-mask] [--mask-sliced-by-keys]\n"
     "         [--presents] [--merged]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
         spec.unoptimized = true;
       } else if (a == "--past") {
         spec.past = true;
+      } else if (a == "--mask-sliced-by-keys") {
+        spec.mask_sliced_by_keys = true;
       } else if (a == "--stacked-past") {
         spec.stacked_past = true;
       } else if (a == "--no-padding-mask") {

@@ -169,6 +169,15 @@ std::vector<WholeModelCase> wholeModelCases() {
   cases.push_back(
       makeCase(ModelFamily::kBert, Exporter::kDynamo, "_embeddings_unoptimized",
                [](ExporterModelSpec& s) { s.embeddings = true, s.unoptimized = true; }));
+  // transformers 4.38 and later slice the prepared mask to the keys' length in every layer,
+  // attention_mask[:, :, :, :key_states.shape[-2]] (after repeat_kv): slice_whole drops the
+  // slice of a mask as long as the keys, and the attention fuses as without it.
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_mask_sliced",
+                           [](ExporterModelSpec& s) { s.mask_sliced_by_keys = true; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_mask_sliced",
+                           [](ExporterModelSpec& s) { s.mask_sliced_by_keys = true; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kTorchScript, "_mask_sliced",
+                           [](ExporterModelSpec& s) { s.mask_sliced_by_keys = true; }));
   // Decoding steps with a KV cache (issue 13): past_key_i/past_value_i concatenated in front
   // of the new K (after RoPE) and V heads, the Concats returned as present outputs.
   cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_past",
@@ -387,6 +396,11 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
     s.family = ModelFamily::kGpt2, s.exporter = Exporter::kDynamo, s.merged = true;
   });
   rejects([](ExporterModelSpec& s) { s.merged = true, s.causal_mask = CausalMask::kSdpa; });
+  rejects(
+      [](ExporterModelSpec& s) { s.family = ModelFamily::kGpt2, s.mask_sliced_by_keys = true; });
+  rejects([](ExporterModelSpec& s) {
+    s.mask_sliced_by_keys = true, s.causal_mask = CausalMask::kSdpa;  // no mask to slice
+  });
 }
 
 // The TorchScript and dynamo forms of a decoder with past compute the same step (eager
@@ -508,6 +522,32 @@ TEST(WholeModelForms, UnoptimizedDynamoExportFusesToTheOptimizedOnesOps) {
     };
     EXPECT_EQ(fusedOps(raw), fusedOps(optimized)) << testing::familyName(f);
   }
+}
+
+// transformers 4.38 and later slice the mask to the keys' length read after repeat_kv, a
+// value the attention rules replace: without slice_whole, LLaMA's attention fused only as
+// MultiHeadAttention on the repeated K/V heads, and Phi's kept the repeat. With it, both
+// fuse exactly as the export without the slice (ORT parity: the parametrized cases).
+TEST(WholeModelForms, MaskSlicedToTheKeysFusesAsTheUnslicedExport) {
+  for (ModelFamily f : {ModelFamily::kLlama, ModelFamily::kPhi})
+    for (Exporter e : {Exporter::kTorchScript, Exporter::kDynamo}) {
+      ExporterModelSpec plain;
+      plain.family = f;
+      plain.exporter = e;
+      ExporterModelSpec sliced = plain;
+      sliced.mask_sliced_by_keys = true;
+      auto fusedOps = [](const ExporterModelSpec& s) {
+        onnx::ModelProto m = testing::makeExporterModel(s);
+        Options options;
+        options.max_positions = testing::resolved(s).max_positions;
+        rewrite(m, testing::shippedRules(), options);
+        std::vector<std::string> ops = testing::opTypes(m);
+        std::sort(ops.begin(), ops.end());
+        return ops;
+      };
+      EXPECT_EQ(fusedOps(sliced), fusedOps(plain))
+          << testing::familyName(f) << " " << testing::exporterName(e);
+    }
 }
 
 // torch 2.1-2.3's dynamo exports: the model a function, each op a torchlib function call.

@@ -1,0 +1,93 @@
+//===- DimReads.cc - a model's reads of dims at run time -----------------===//
+#include "runtime/match/DimReads.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/match/MatchSupport.h"
+#include "runtime/match/Params.h"
+
+namespace onnx_rewrite {
+
+namespace {
+
+/// A one-element integer constant, or nullopt.
+std::optional<std::vector<int64_t>> smallInts(const MatchContext& ctx, ValueId v) {
+  std::vector<int64_t> values;
+  if (v == kNoId || !readConstantInts(ctx.model, ctx.graph, v, values, 1)) return std::nullopt;
+  return values;
+}
+
+}  // namespace
+
+ValueId throughIntCasts(const Graph& g, ValueId v) {
+  for (const Node* c = producerOp(g, v, "Cast"); c; c = producerOp(g, v, "Cast")) {
+    const onnx::AttributeProto* to = c->attribute("to");
+    if (!to || (to->i() != onnx::TensorProto::INT32 && to->i() != onnx::TensorProto::INT64)) break;
+    v = c->input(0);
+  }
+  return v;
+}
+
+std::optional<int64_t> staticDim(const Graph& g, ValueId v, size_t axis) {
+  const auto dims = staticShape(g, v);
+  if (!dims || dims->size() <= axis || (*dims)[axis] < 0) return std::nullopt;
+  return (*dims)[axis];
+}
+
+bool wholeShape(const Node& shape) {
+  const onnx::AttributeProto* start = shape.attribute("start");
+  const onnx::AttributeProto* end = shape.attribute("end");
+  return (!start || start->i() == 0) && (!end || end->i() >= INT32_MAX);
+}
+
+bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis) {
+  const Graph& g = ctx.graph;
+  for (;;) {
+    v = throughIntCasts(g, v);
+    const Node* n = g.producerOf(v);
+    if (!n || !n->live() || !n->domain().empty()) break;
+    if (n->opType() == "Squeeze" || n->opType() == "Unsqueeze") {
+      v = n->input(0);
+    } else if (n->opType() == "Add") {
+      if (isScalarConstant(ctx.model, g, n->input(1), 0.0, 0.0)) {
+        v = n->input(0);
+      } else if (isScalarConstant(ctx.model, g, n->input(0), 0.0, 0.0)) {
+        v = n->input(1);
+      } else {
+        return false;
+      }
+    } else {
+      break;
+    }
+  }
+  if (const auto c = smallInts(ctx, v)) {
+    const auto dim = staticDim(g, x, static_cast<size_t>(axis));
+    return c->size() == 1 && dim && (*c)[0] == *dim;
+  }
+  if (const Node* gather = producerOp(g, v, "Gather")) {
+    const onnx::AttributeProto* a = gather->attribute("axis");
+    const Node* shape = producerOp(g, gather->input(0), "Shape");
+    const auto index = smallInts(ctx, gather->input(1));
+    if ((a && a->i() != 0) || !shape || !wholeShape(*shape) || !index || index->size() != 1)
+      return false;
+    const ValueId y = shape->input(0);
+    const auto rank = valueRank(g, y);
+    if (!rank) return false;
+    const auto i = normalizeAxis((*index)[0], *rank);
+    return i && sameDim(g, y, static_cast<int>(*i), x, axis);
+  }
+  if (const Node* shape = producerOp(g, v, "Shape")) {
+    const onnx::AttributeProto* start = shape->attribute("start");
+    const onnx::AttributeProto* end = shape->attribute("end");
+    const ValueId y = shape->input(0);
+    const auto rank = valueRank(g, y);
+    if (!start || !end || !rank) return false;
+    const auto s = normalizeAxis(start->i(), *rank);
+    const auto e = end->i() < 0 ? end->i() + *rank : end->i();
+    return s && e == *s + 1 && sameDim(g, y, static_cast<int>(*s), x, axis);
+  }
+  return false;
+}
+
+}  // namespace onnx_rewrite

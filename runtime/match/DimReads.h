@@ -1,0 +1,37 @@
+//===- DimReads.h - a model's reads of dims at run time -------------------===//
+//
+// Exporters read sizes at run time (TorchScript's Unsqueeze(Gather(Shape(x), i)), dynamo's
+// Shape(x, start=i, end=i+1)) and use them as Slice bounds, Range limits and shapes. The
+// natives of several rule families prove what such a read holds: these are the shared
+// queries, over the shapes the symbolic pass left in the graph (a dim the model names is
+// the same number wherever the name appears).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "runtime/graph/Graph.h"
+#include "runtime/match/NativeHelpers.h"
+
+namespace onnx_rewrite {
+
+/// `v` with Casts between integer types looked through: sizes and positions keep their
+/// values in int32 and int64.
+ValueId throughIntCasts(const Graph& g, ValueId v);
+
+/// The static dim `axis` of `v`, if known.
+std::optional<int64_t> staticDim(const Graph& g, ValueId v, size_t axis);
+
+/// A Shape node reading the whole shape (opset 15's start and end absent or covering it).
+bool wholeShape(const Node& shape);
+
+/// `v` (a scalar or one-element tensor) holds dim `axis` of `x` at run time: a constant
+/// equal to its static size, `Gather(Shape(y), i)` or `Shape(y, start=i, end=i+1)` with dim
+/// i of y that dim (the same value, static size or dim name), through integer Casts,
+/// Squeeze, Unsqueeze and adding a constant 0 (Hugging Face's seq_length +
+/// past_key_values_length).
+bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis);
+
+}  // namespace onnx_rewrite
