@@ -499,6 +499,20 @@ TEST(WholeModelForms, UnoptimizedDynamoExportComputesTheSameWithIdentities) {
   }
 }
 
+/// The op types left after the shipped rules fuse the model of `s`, sorted, without the
+/// Constant nodes (an unoptimized export's literals stay as such).
+std::vector<std::string> sortedFusedOps(const ExporterModelSpec& s) {
+  onnx::ModelProto m = testing::makeExporterModel(s);
+  Options options;
+  options.max_positions = testing::resolved(s).max_positions;
+  rewrite(m, testing::shippedRules(), options);
+  std::vector<std::string> ops;
+  for (const std::string& op : testing::opTypes(m))
+    if (op != "Constant") ops.push_back(op);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
 // Once canonicalized, the unoptimized export is the optimized one: the same ops remain after
 // fusion, except the Constant nodes its literals stay.
 TEST(WholeModelForms, UnoptimizedDynamoExportFusesToTheOptimizedOnesOps) {
@@ -509,18 +523,7 @@ TEST(WholeModelForms, UnoptimizedDynamoExportFusesToTheOptimizedOnesOps) {
     optimized.embeddings = f == ModelFamily::kBert;
     ExporterModelSpec raw = optimized;
     raw.unoptimized = true;
-    auto fusedOps = [](const ExporterModelSpec& s) {
-      onnx::ModelProto m = testing::makeExporterModel(s);
-      Options options;
-      options.max_positions = testing::resolved(s).max_positions;
-      rewrite(m, testing::shippedRules(), options);
-      std::vector<std::string> ops;
-      for (const std::string& op : testing::opTypes(m))
-        if (op != "Constant") ops.push_back(op);
-      std::sort(ops.begin(), ops.end());
-      return ops;
-    };
-    EXPECT_EQ(fusedOps(raw), fusedOps(optimized)) << testing::familyName(f);
+    EXPECT_EQ(sortedFusedOps(raw), sortedFusedOps(optimized)) << testing::familyName(f);
   }
 }
 
@@ -536,16 +539,7 @@ TEST(WholeModelForms, MaskSlicedToTheKeysFusesAsTheUnslicedExport) {
       plain.exporter = e;
       ExporterModelSpec sliced = plain;
       sliced.mask_sliced_by_keys = true;
-      auto fusedOps = [](const ExporterModelSpec& s) {
-        onnx::ModelProto m = testing::makeExporterModel(s);
-        Options options;
-        options.max_positions = testing::resolved(s).max_positions;
-        rewrite(m, testing::shippedRules(), options);
-        std::vector<std::string> ops = testing::opTypes(m);
-        std::sort(ops.begin(), ops.end());
-        return ops;
-      };
-      EXPECT_EQ(fusedOps(sliced), fusedOps(plain))
+      EXPECT_EQ(sortedFusedOps(sliced), sortedFusedOps(plain))
           << testing::familyName(f) << " " << testing::exporterName(e);
     }
 }
