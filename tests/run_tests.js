@@ -5,12 +5,12 @@
 // rule_tests 20 minutes of CI, against 2.5 minutes as one process. ctest stays the way to run
 // single tests; this is the way to run all of them.
 //
-//   node tests/run_tests.js <build-dir> [-j N]
+//   node tests/run_tests.js <build-dir> [-j N | -jN]
 //
 // The googletest binaries are the commands ctest runs with --gtest_filter (ctest
-// --show-only=json-v1 lists them); each runs once, in the working directory and with the
-// environment ctest would give its cases, and must run exactly as many tests as ctest lists
-// for it. Every other test runs through ctest itself. Exit status 0 when everything passed.
+// --show-only=json-v1 lists them); each runs once, with ctest's command less the filter, in
+// the working directory and with the environment ctest would give its cases, and must run
+// exactly as many tests as ctest lists for it. Every other test runs through ctest itself. Exit status 0 when everything passed.
 'use strict';
 const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
@@ -21,7 +21,7 @@ const kBinaryTimeoutSeconds = 1800;
 
 function usage(message) {
   if (message) console.error(`run_tests: ${message}`);
-  console.error('usage: node tests/run_tests.js <build-dir> [-j N]');
+  console.error('usage: node tests/run_tests.js <build-dir> [-j N | -jN]');
   process.exit(2);
 }
 
@@ -29,9 +29,10 @@ function parseArgs(argv) {
   const out = { build: null, jobs: os.cpus().length };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
-    if (a === '-j' || a === '--jobs') {
-      out.jobs = Number(argv[++i]);
-      if (!Number.isInteger(out.jobs) || out.jobs < 1) usage(`bad job count '${argv[i]}'`);
+    if (a === '-j' || a === '--jobs' || /^-j\d/.test(a)) {
+      const n = a.length > 2 && a.startsWith('-j') ? a.slice(2) : argv[++i];
+      out.jobs = Number(n);
+      if (!Number.isInteger(out.jobs) || out.jobs < 1) usage(`bad job count '${n}'`);
     } else if (a.startsWith('-')) {
       usage(`unknown option '${a}'`);
     } else if (out.build === null) {
@@ -69,17 +70,21 @@ function listTests(build) {
       others.push(t.name);
       continue;
     }
+    // The binary's command: ctest's for a case, without the case's filter.
+    const args = cmd.slice(1).filter((a) => !a.startsWith('--gtest_filter='));
     const exe = cmd[0];
-    if (!binaries.has(exe)) {
-      binaries.set(exe, {
+    const key = JSON.stringify([exe, ...args]);
+    if (!binaries.has(key)) {
+      binaries.set(key, {
         exe,
+        args,
         name: path.basename(exe),
         cwd: property(t, 'WORKING_DIRECTORY') || path.dirname(exe),
         env: property(t, 'ENVIRONMENT') || [],
         cases: 0,
       });
     }
-    binaries.get(exe).cases += 1;
+    binaries.get(key).cases += 1;
   }
   return { binaries: [...binaries.values()], others };
 }
@@ -115,7 +120,7 @@ function runBinary(bin, logDir) {
       env[kv.slice(0, eq)] = kv.slice(eq + 1);
     }
     const started = Date.now();
-    const child = spawn(bin.exe, ['--gtest_also_run_disabled_tests'], { cwd: bin.cwd, env });
+    const child = spawn(bin.exe, bin.args, { cwd: bin.cwd, env });
     const chunks = [];
     child.stdout.on('data', (d) => chunks.push(d));
     child.stderr.on('data', (d) => chunks.push(d));
