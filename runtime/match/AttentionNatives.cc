@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "runtime/graph/TensorData.h"
+#include "runtime/match/DimReads.h"
 #include "runtime/match/MatchSupport.h"
 #include "runtime/match/NativeFamilies.h"
 #include "runtime/match/Params.h"
@@ -621,6 +622,15 @@ bool exactMasking(const MatchContext& ctx, ValueArgs args) {
   }
 }
 
+/// keys_length(l, s): l holds the length of the keys the scores s [..., S, T] are of, T, at
+/// run time (a dim read of a value with the same dim: Hugging Face slices the mask to
+/// key_states.shape[-2], the keys after the cache and repeat_kv). The rewrite then slices
+/// the mask to the T it computes, which is that length.
+bool keysLength(const MatchContext& ctx, ValueArgs args) {
+  const auto rank = valueRank(ctx.graph, args[1]);
+  return rank && *rank >= 2 && isDimOf(ctx, args[0], args[1], static_cast<int>(*rank - 1));
+}
+
 /// Whether c is, through Casts and Slices that keep column 0 of the last axis, a causal
 /// buffer (causal_buffer): then every row of c keeps a key.
 bool keepsAKeyPerRow(const MatchContext& ctx, ValueId c) {
@@ -1016,6 +1026,9 @@ NativeFamily attentionNatives() {
       {"swaps_last_two_through_3d", 3, &swapsLastTwoThrough3d,
        "y = Reshape(Transpose(r, [0, 2, 1])) of r = Reshape(x): x [a, b, c, d], r [a*b, c, "
        "d], y [a, b, d, c], which is x with its last two axes swapped"},
+      {"keys_length", 2, &keysLength,
+       "l holds the scores s's last dim (the keys' length) at run time: a dim read of a value "
+       "with that dim, through integer casts, (un)squeezes and + 0"},
       {"exact_masking", 2, &exactMasking,
        "the scores s are float or double, or the mask or fill v is a constant of -inf only: "
        "the fused ops add v to the scores in float, where a float16 model rounds (a query "

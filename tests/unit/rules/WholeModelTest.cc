@@ -178,6 +178,16 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.mask_sliced_by_keys = true; }));
   cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kTorchScript, "_mask_sliced",
                            [](ExporterModelSpec& s) { s.mask_sliced_by_keys = true; }));
+  // With a cache the keys are P + S long and the mask as long as attention_mask (total):
+  // the slice stays, and the attention rules take it as a mask cut to the keys' length,
+  // which they cut again from the T they compute (GroupQueryAttention for one token).
+  cases.push_back(
+      makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_past_mask_sliced",
+               [](ExporterModelSpec& s) { s.past = true, s.mask_sliced_by_keys = true; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_past_one_token_mask_sliced",
+                           [](ExporterModelSpec& s) {
+                             s.past = true, s.one_token = true, s.mask_sliced_by_keys = true;
+                           }));
   // Decoding steps with a KV cache (issue 13): past_key_i/past_value_i concatenated in front
   // of the new K (after RoPE) and V heads, the Concats returned as present outputs.
   cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_past",
@@ -542,6 +552,30 @@ TEST(WholeModelForms, MaskSlicedToTheKeysFusesAsTheUnslicedExport) {
       EXPECT_EQ(sortedFusedOps(sliced), sortedFusedOps(plain))
           << testing::familyName(f) << " " << testing::exporterName(e);
     }
+}
+
+// A first step whose presents are declared [batch, N, total, H]: the keys' length is then
+// 'total', which the mask's 'seq' cannot be proven equal to, so the slice stays and the
+// attention cuts the mask again (without the declared dims slice_whole drops it: fewer ops,
+// which is why this is not a WholeModel case, whose checks include that comparison).
+TEST(WholeModelForms, FirstStepWithTheMaskSlicedToDeclaredPresentsFusesOneAttentionPerLayer) {
+  for (Exporter e : {Exporter::kTorchScript, Exporter::kDynamo}) {
+    ExporterModelSpec s;
+    s.family = ModelFamily::kPhi;
+    s.exporter = e;
+    s.presents = true;
+    s.mask_sliced_by_keys = true;
+    const onnx::ModelProto m = testing::makeExporterModel(s);
+    onnx::ModelProto fused = m;
+    Options options;
+    options.max_positions = testing::resolved(s).max_positions;
+    rewrite(fused, testing::shippedRules(), options);
+    const std::vector<std::string> ops = testing::opTypes(fused);
+    EXPECT_EQ(count(ops, {"com.microsoft::MultiHeadAttention"}), 2) << testing::exporterName(e);
+    EXPECT_EQ(count(ops, {"Softmax"}), 0) << testing::exporterName(e);
+    testing::OracleVerdict v = testing::compareInOrt(m, fused, kDims, testing::oracleIntRanges(s));
+    EXPECT_TRUE(v.equal) << testing::exporterName(e) << ": " << v.report;
+  }
 }
 
 // torch 2.1-2.3's dynamo exports: the model a function, each op a torchlib function call.
