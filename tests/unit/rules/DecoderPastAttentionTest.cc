@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,38 @@ TEST(GroupQueryAttentionPastRule, DoesNotFuseACacheConcatenatedBehindTheNewHeads
   const onnx::ModelProto after = fused(before, spec);
   EXPECT_EQ(count(after, "com.microsoft::GroupQueryAttention"), 0);
   expectSameInOrt(before, after, spec, kOneTokenDims);
+}
+
+// transformers slices the mask to key_states.shape[-2]: the step fuses as without the slice,
+// the mask cut again to the T the rule computes (WholeModel's *_mask_sliced cases). A mask
+// sliced to another length (here the head size, dim 3 of the keys) is not the keys' cut:
+// the rule must not cut it to T.
+TEST(GroupQueryAttentionPastRule, FusesAMaskSlicedToTheKeysButNoOtherLength) {
+  ExporterModelSpec spec = oneTokenStep(Exporter::kDynamo);
+  spec.mask_sliced_by_keys = true;
+  const onnx::ModelProto sliced = testing::makeExporterModel(spec);
+  const onnx::ModelProto after = fused(sliced, spec);
+  EXPECT_EQ(count(after, "com.microsoft::GroupQueryAttention"), 2);
+  expectSameInOrt(sliced, after, spec, kOneTokenDims);
+
+  // The slices' ends, Shape(k, start=2, end=3) (the keys' length), read dim 3 instead.
+  onnx::ModelProto other = sliced;
+  std::set<std::string> ends;
+  for (const onnx::NodeProto& n : other.graph().node())
+    if (n.op_type() == "Slice" && n.input_size() > 2) ends.insert(n.input(2));
+  int moved = 0;
+  for (onnx::NodeProto& n : *other.mutable_graph()->mutable_node()) {
+    if (n.op_type() != "Shape" || !ends.count(n.output(0))) continue;
+    for (onnx::AttributeProto& a : *n.mutable_attribute())
+      if (a.name() == "start" && a.i() == 2)
+        a.set_i(3), ++moved;
+      else if (a.name() == "end" && a.i() == 3)
+        a.set_i(4);
+  }
+  ASSERT_EQ(moved, 2);
+  const onnx::ModelProto other_after = fused(other, spec);
+  EXPECT_EQ(count(other_after, "com.microsoft::GroupQueryAttention"), 0);
+  expectSameInOrt(other, other_after, spec, kOneTokenDims);
 }
 
 }  // namespace
