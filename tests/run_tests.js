@@ -18,6 +18,9 @@ const path = require('path');
 const os = require('os');
 
 const kBinaryTimeoutSeconds = 1800;
+/// googletest's summary line, "[==========] N tests from M test suites ran.": a run that
+/// lacks it ended early.
+const kSummary = /\[==========\] (\d+) tests? from .* ran\./;
 
 function usage(message) {
   if (message) console.error(`run_tests: ${message}`);
@@ -106,7 +109,7 @@ function failureExcerpt(log) {
     }
   }
   // A run that ended before googletest's summary crashed or was killed: its report is last.
-  if (out.length === 0 || !/\[==========\] \d+ tests? from .* ran\./.test(log))
+  if (out.length === 0 || !kSummary.test(log))
     out.push('--- last lines of the log:', ...lines.slice(-60));
   return out.join('\n');
 }
@@ -135,7 +138,7 @@ function runBinary(bin, logDir) {
       const log = Buffer.concat(chunks).toString('utf8');
       const logFile = path.join(logDir, `${bin.name}.log`);
       fs.writeFileSync(logFile, log);
-      const ran = /\[==========\] (\d+) tests? from .* ran\./.exec(log);
+      const ran = kSummary.exec(log);
       const count = ran ? Number(ran[1]) : -1;
       let problem = null;
       if (timedOut) problem = `timed out after ${kBinaryTimeoutSeconds} s`;

@@ -347,37 +347,25 @@ bool sameShape(const MatchContext& ctx, ValueArgs args) {
 /// when the mask is as long as the keys) or a constant at least x's static size.
 bool slicesWhole(const MatchContext& ctx, ValueArgs args) {
   const Graph& g = ctx.graph;
-  const NodeId id = g.value(args[0]).producer();
   const Node* slice = producerOp(g, args[0], "Slice");
   if (!slice) return false;
   const ValueId x = slice->input(0);
+  const NodeId id = g.value(args[0]).producer();
   const auto rank = valueRank(g, x);
-  if (!rank) return false;
-  std::vector<int64_t> starts, axes, steps;
-  if (!readIntsParam(ctx.model, g, id, "starts", starts)) return false;
-  const size_t n = starts.size();
-  if (findParam(g, id, "axes").kind == ParamRef::Kind::kAbsent) {
-    for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i));
-  } else if (!readIntsParam(ctx.model, g, id, "axes", axes) || axes.size() != n) {
-    return false;
-  }
-  if (findParam(g, id, "steps").kind != ParamRef::Kind::kAbsent &&
-      (!readIntsParam(ctx.model, g, id, "steps", steps) || steps != std::vector<int64_t>(n, 1)))
-    return false;
+  const auto p = rank ? prefixSlice(ctx.model, g, id, *rank) : std::nullopt;
+  if (!p || p->axes.empty()) return false;
   std::vector<int64_t> ends;
-  const ParamRef end = findParam(g, id, "ends");
-  const bool constant_ends = readIntsParam(ctx.model, g, id, "ends", ends);
-  // A computed end is one dim read: one sliced axis.
-  if (!constant_ends && (end.kind != ParamRef::Kind::kInput || n != 1)) return false;
-  if (constant_ends && ends.size() != n) return false;
-  for (size_t i = 0; i < n; ++i) {
-    const auto axis = normalizeAxis(axes[i], *rank);
-    if (!axis || starts[i] != 0) return false;
-    if (!constant_ends) return isDimOf(ctx, end.input, x, static_cast<int>(*axis));
-    const auto size = staticDim(g, x, static_cast<size_t>(*axis));
+  if (!readIntsParam(ctx.model, g, id, "ends", ends)) {
+    // A computed end is one dim read: one sliced axis.
+    return p->ends.kind == ParamRef::Kind::kInput && p->axes.size() == 1 &&
+           isDimOf(ctx, p->ends.input, x, static_cast<int>(p->axes[0]));
+  }
+  if (ends.size() != p->axes.size()) return false;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    const auto size = staticDim(g, x, static_cast<size_t>(p->axes[i]));
     if (!size || ends[i] < *size) return false;
   }
-  return n > 0;
+  return true;
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 //===- DimReads.cc - a model's reads of dims at run time -----------------===//
 #include "runtime/match/DimReads.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "runtime/match/MatchSupport.h"
-#include "runtime/match/Params.h"
 
 namespace onnx_rewrite {
 
@@ -88,6 +88,30 @@ bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis) {
     return s && e == *s + 1 && sameDim(g, y, static_cast<int>(*s), x, axis);
   }
   return false;
+}
+
+std::optional<PrefixSlice> prefixSlice(Model& model, const Graph& g, NodeId slice, int64_t rank) {
+  std::vector<int64_t> starts, axes, steps;
+  if (!readIntsParam(model, g, slice, "starts", starts) ||
+      std::any_of(starts.begin(), starts.end(), [](int64_t s) { return s != 0; }))
+    return std::nullopt;
+  const size_t n = starts.size();
+  if (findParam(g, slice, "axes").kind == ParamRef::Kind::kAbsent) {
+    for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i));
+  } else if (!readIntsParam(model, g, slice, "axes", axes) || axes.size() != n) {
+    return std::nullopt;
+  }
+  if (findParam(g, slice, "steps").kind != ParamRef::Kind::kAbsent &&
+      (!readIntsParam(model, g, slice, "steps", steps) || steps != std::vector<int64_t>(n, 1)))
+    return std::nullopt;
+  PrefixSlice p;
+  for (int64_t a : axes) {
+    const auto axis = normalizeAxis(a, rank);
+    if (!axis) return std::nullopt;
+    p.axes.push_back(*axis);
+  }
+  p.ends = findParam(g, slice, "ends");
+  return p;
 }
 
 }  // namespace onnx_rewrite

@@ -11,9 +11,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "runtime/graph/Graph.h"
 #include "runtime/match/NativeHelpers.h"
+#include "runtime/match/Params.h"
 
 namespace onnx_rewrite {
 
@@ -33,5 +35,16 @@ bool wholeShape(const Node& shape);
 /// Squeeze, Unsqueeze and adding a constant 0 (Hugging Face's seq_length +
 /// past_key_values_length).
 bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis);
+
+/// A Slice that keeps a prefix of every axis it slices: starts all 0, steps absent or all 1
+/// (x[..., :n] as exporters write it).
+struct PrefixSlice {
+  std::vector<int64_t> axes;  ///< one per start, normalized by the input's rank
+  ParamRef ends;              ///< where the ends are (read them with readIntsParam)
+};
+
+/// Slice node `slice` on an input of rank `rank` as a PrefixSlice, or nullopt when it is
+/// not one (or a parameter it needs is not a constant).
+std::optional<PrefixSlice> prefixSlice(Model& model, const Graph& g, NodeId slice, int64_t rank);
 
 }  // namespace onnx_rewrite

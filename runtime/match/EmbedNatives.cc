@@ -68,26 +68,10 @@ bool isSlicedArange(const MatchContext& ctx, ValueId v, ValueId ids, size_t rank
   if (!dims || dims->size() != rank || (rank == 2 && (*dims)[0] != 1) || dims->back() < 2)
     return false;
   const NodeId id = ctx.graph.value(v).producer();
-  std::vector<int64_t> starts;
-  std::vector<int64_t> axes;
-  std::vector<int64_t> steps;
-  if (!readIntsParam(ctx.model, ctx.graph, id, "starts", starts) ||
-      starts != std::vector<int64_t>{0})
-    return false;
   const int64_t last = static_cast<int64_t>(rank) - 1;
-  if (findParam(ctx.graph, id, "axes").kind != ParamRef::Kind::kAbsent) {
-    if (!readIntsParam(ctx.model, ctx.graph, id, "axes", axes) || axes.size() != 1 ||
-        normalizeAxis(axes[0], last + 1) != last)
-      return false;
-  } else if (last != 0) {
-    return false;
-  }
-  if (findParam(ctx.graph, id, "steps").kind != ParamRef::Kind::kAbsent &&
-      (!readIntsParam(ctx.model, ctx.graph, id, "steps", steps) ||
-       steps != std::vector<int64_t>{1}))
-    return false;
-  const ParamRef ends = findParam(ctx.graph, id, "ends");
-  if (ends.kind == ParamRef::Kind::kInput) return isDimOf(ctx, ends.input, ids, 1);
+  const auto p = prefixSlice(ctx.model, ctx.graph, id, last + 1);
+  if (!p || p->axes != std::vector<int64_t>{last}) return false;
+  if (p->ends.kind == ParamRef::Kind::kInput) return isDimOf(ctx, p->ends.input, ids, 1);
   std::vector<int64_t> end;
   const auto seq = staticDim(ctx.graph, ids, 1);
   return readIntsParam(ctx.model, ctx.graph, id, "ends", end) && end.size() == 1 && seq &&

@@ -695,14 +695,12 @@ class ModelWriter {
     k = applyRope(k, cos, sin);
     if (s_.past || s_.presents) k = withPast("key", k), v = withPast("value", v);
     const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
-    if (s_.mask_sliced_by_keys && !sdpa) {
-      std::string vr = repeatKv(v), kr = repeatKv(k);
-      std::string mask =
-          b_.node("Slice", {mask_, b_.ints({0}), dim(kr, 2), b_.ints({3}), b_.ints({1})});
-      return mergeHeads(attend(q, kr, vr, mask, false), n);
-    }
-    std::string ctx = attend(q, repeatKv(k), repeatKv(v), sdpa ? "" : mask_, false, sdpa);
-    return mergeHeads(ctx, n);
+    // V's repeat first, as GCC evaluated the arguments when they were written inline.
+    const std::string vr = repeatKv(v), kr = repeatKv(k);
+    std::string mask = sdpa ? "" : mask_;
+    if (s_.mask_sliced_by_keys)  // never with sdpa (resolved())
+      mask = b_.node("Slice", {mask, b_.ints({0}), dim(kr, 2), b_.ints({3}), b_.ints({1})});
+    return mergeHeads(attend(q, kr, vr, mask, false, sdpa), n);
   }
 
   /// The scope of a submodule; gpt.py's ln_f sits at the top, where the scope is empty.
