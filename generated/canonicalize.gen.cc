@@ -72,45 +72,45 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
-  /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 96:19, reshape_back 186:27,
-  /// transpose_through_3d 200:19, transpose_pair 212:32, gemm_of_flattened_rows 228:19,
-  /// add_computed_zero 301:15)
+  /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 98:19, reshape_back 188:27,
+  /// transpose_through_3d 202:19, transpose_pair 214:32, gemm_of_flattened_rows 230:19,
+  /// add_computed_zero 303:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:51, scalar_of_static_dims 81:30,
-  /// batched_heads_to_4d 137:24, batched_heads_masked_to_4d 162:24, transpose_through_3d 201:49)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:51, scalar_of_static_dims 83:30,
+  /// batched_heads_to_4d 139:24, batched_heads_masked_to_4d 164:24, transpose_through_3d 203:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(Ids::kAny4)) return same(Ids::kAny4, v) && k();
     return bind(Ids::kAny4, v) && k();
   }
 
   /// zero
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:72, nan_guard_after_heads 117:34)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:72, nan_guard_after_heads 119:34)
   bool matchZero(ValueId v, gen::Next k) {
     if (seen(Ids::kZero)) return same(Ids::kZero, v) && k();
     return bind(Ids::kZero, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:78, scalar_of_static_dims 81:56)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:78, scalar_of_static_dims 83:56)
   bool matchAny8(ValueId v, gen::Next k) {
     if (seen(Ids::kAny8)) return same(Ids::kAny8, v) && k();
     return bind(Ids::kAny8, v) && k();
   }
 
   /// z
-  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 301:18)
+  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 303:18)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
     return bind(Ids::kZ, v) && k();
   }
 
   /// y = Add(x, z)
-  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 301:11)
+  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 303:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -125,51 +125,51 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 81:18, batched_heads_to_4d 136:24,
-  /// batched_heads_masked_to_4d 161:24, reshape_back 186:30, transpose_through_3d 200:22)
+  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:18, batched_heads_to_4d 138:24,
+  /// batched_heads_masked_to_4d 163:24, reshape_back 188:30, transpose_through_3d 202:22)
   bool matchAny1(ValueId v, gen::Next k) {
     if (seen(Ids::kAny1)) return same(Ids::kAny1, v) && k();
     return bind(Ids::kAny1, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 81:27, reshape_back 186:34)
+  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:27, reshape_back 188:34)
   bool matchAny3(ValueId v, gen::Next k) {
     if (seen(Ids::kAny3)) return same(Ids::kAny3, v) && k();
     return bind(Ids::kAny3, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 81:83, batched_heads_to_4d 140:34)
+  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:83, batched_heads_to_4d 142:34)
   bool matchAny13(ValueId v, gen::Next k) {
     if (seen(Ids::kAny13)) return same(Ids::kAny13, v) && k();
     return bind(Ids::kAny13, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 116:19, gemm_of_flattened_rows 228:22,
-  /// reshape_to_own_shape 248:22, where_never_true 279:20, where_always_true 290:23)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 118:19, gemm_of_flattened_rows 230:22,
+  /// reshape_to_own_shape 250:22, where_never_true 281:20, where_always_true 292:23)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
   /// s
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 118:52, gemm_of_flattened_rows 231:22)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 120:52, gemm_of_flattened_rows 233:22)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
   }
 
   /// q4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 136:20, batched_heads_masked_to_4d 161:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 138:20, batched_heads_masked_to_4d 163:20)
   bool matchQ4(ValueId v, gen::Next k) {
     if (seen(Ids::kQ4)) return same(Ids::kQ4, v) && k();
     return bind(Ids::kQ4, v) && k();
   }
 
   /// q3 = Reshape(q4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 136:12, batched_heads_masked_to_4d 161:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 138:12, batched_heads_masked_to_4d 163:12)
   bool matchQ3(ValueId v, gen::Next k) {
     if (seen(Ids::kQ3)) return same(Ids::kQ3, v) && k();
     if (!bind(Ids::kQ3, v)) return false;
@@ -179,14 +179,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// k4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 137:20, batched_heads_masked_to_4d 162:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 139:20, batched_heads_masked_to_4d 164:20)
   bool matchK4(ValueId v, gen::Next k) {
     if (seen(Ids::kK4)) return same(Ids::kK4, v) && k();
     return bind(Ids::kK4, v) && k();
   }
 
   /// k3 = Reshape(k4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 137:12, batched_heads_masked_to_4d 162:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 139:12, batched_heads_masked_to_4d 164:12)
   bool matchK3(ValueId v, gen::Next k) {
     if (seen(Ids::kK3)) return same(Ids::kK3, v) && k();
     if (!bind(Ids::kK3, v)) return false;
@@ -196,21 +196,21 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// v4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 138:20, batched_heads_masked_to_4d 163:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 140:20, batched_heads_masked_to_4d 165:20)
   bool matchV4(ValueId v, gen::Next k) {
     if (seen(Ids::kV4)) return same(Ids::kV4, v) && k();
     return bind(Ids::kV4, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 138:24, batched_heads_masked_to_4d 163:24)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 140:24, batched_heads_masked_to_4d 165:24)
   bool matchAny7(ValueId v, gen::Next k) {
     if (seen(Ids::kAny7)) return same(Ids::kAny7, v) && k();
     return bind(Ids::kAny7, v) && k();
   }
 
   /// v3 = Reshape(v4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 138:12, batched_heads_masked_to_4d 163:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 140:12, batched_heads_masked_to_4d 165:12)
   bool matchV3(ValueId v, gen::Next k) {
     if (seen(Ids::kV3)) return same(Ids::kV3, v) && k();
     if (!bind(Ids::kV3, v)) return false;
@@ -220,7 +220,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Transpose(k3, perm=[0, 2, 1])
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 139:30, batched_heads_masked_to_4d 164:31)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 141:30, batched_heads_masked_to_4d 166:31)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(Ids::kTranspose)) return same(Ids::kTranspose, v) && k();
     if (!bind(Ids::kTranspose, v)) return false;
@@ -230,7 +230,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 139:19, batched_heads_masked_to_4d 164:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 141:19, batched_heads_masked_to_4d 166:20)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMatMul10)) return same(Ids::kMatMul10, v) && k();
     if (!bind(Ids::kMatMul10, v)) return false;
@@ -240,8 +240,8 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// c
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 229:23, where_never_true 279:17,
-  /// where_always_true 290:17)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 231:23, where_never_true 281:17,
+  /// where_always_true 292:17)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -993,7 +993,7 @@ class SliceWholeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:77
+// Generated from: rules/canonicalize.yaml:79
 // scalar_of_static_dims (priority 999): A one-element float computed from static dims and constants (arithmetic, Sqrt, casts) is that constant.
 //===----------------------------------------------------------------------===//
 
@@ -1001,7 +1001,7 @@ class SliceWholeRule : public RewritePattern {
 const gen::RuleSpec& specScalarOfStaticDims() {
   static const gen::RuleSpec spec = {
     "scalar_of_static_dims",
-    "rules/canonicalize.yaml:77:5",
+    "rules/canonicalize.yaml:79:5",
     15,  // root expr
     // slots
     {"y"},
@@ -1010,40 +1010,40 @@ const gen::RuleSpec& specScalarOfStaticDims() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:81:15"},
+      {"_", "rules/canonicalize.yaml:83:15"},
       // 1: _
-      {"_", "rules/canonicalize.yaml:81:18"},
+      {"_", "rules/canonicalize.yaml:83:18"},
       // 2: Div(_, _)
-      {"Div", "rules/canonicalize.yaml:81:11", gen::kNoSlot, 2},
+      {"Div", "rules/canonicalize.yaml:83:11", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:81:27"},
+      {"_", "rules/canonicalize.yaml:83:27"},
       // 4: _
-      {"_", "rules/canonicalize.yaml:81:30"},
+      {"_", "rules/canonicalize.yaml:83:30"},
       // 5: Mul(_, _)
-      {"Mul", "rules/canonicalize.yaml:81:23", gen::kNoSlot, 2},
+      {"Mul", "rules/canonicalize.yaml:83:23", gen::kNoSlot, 2},
       // 6: _
-      {"_", "rules/canonicalize.yaml:81:40"},
+      {"_", "rules/canonicalize.yaml:83:40"},
       // 7: Sqrt(_)
-      {"Sqrt", "rules/canonicalize.yaml:81:35", gen::kNoSlot, 1},
+      {"Sqrt", "rules/canonicalize.yaml:83:35", gen::kNoSlot, 1},
       // 8: _
-      {"_", "rules/canonicalize.yaml:81:56"},
+      {"_", "rules/canonicalize.yaml:83:56"},
       // 9: Reciprocal(_)
-      {"Reciprocal", "rules/canonicalize.yaml:81:45", gen::kNoSlot, 1},
+      {"Reciprocal", "rules/canonicalize.yaml:83:45", gen::kNoSlot, 1},
       // 10: _
-      {"_", "rules/canonicalize.yaml:81:66"},
+      {"_", "rules/canonicalize.yaml:83:66"},
       // 11: Cast(_)
-      {"Cast", "rules/canonicalize.yaml:81:61", gen::kNoSlot, 1},
+      {"Cast", "rules/canonicalize.yaml:83:61", gen::kNoSlot, 1},
       // 12: _
-      {"_", "rules/canonicalize.yaml:81:80"},
+      {"_", "rules/canonicalize.yaml:83:80"},
       // 13: _
-      {"_", "rules/canonicalize.yaml:81:83"},
+      {"_", "rules/canonicalize.yaml:83:83"},
       // 14: CastLike(_, _)
-      {"CastLike", "rules/canonicalize.yaml:81:71", gen::kNoSlot, 2},
+      {"CastLike", "rules/canonicalize.yaml:83:71", gen::kNoSlot, 2},
       // 15: Div(_, _) | Mul(_, _) | Sqrt(_) | Reciprocal(_) | Cast(_) | CastLike(_, _)
-      {"y", "rules/canonicalize.yaml:81:21", 0},
+      {"y", "rules/canonicalize.yaml:83:21", 0},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:83:12", "y", gen::kNoSlot, {"y"}, {0},
+    {{Check::kNative, "rules/canonicalize.yaml:85:12", "y", gen::kNoSlot, {"y"}, {0},
       "computed_from_dims", gen::nativePredicate("computed_from_dims")}},
     // rewrite variants
     {{}},
@@ -1103,13 +1103,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny1, matchAny3, matchAny4, matchAny8, matchAny13.
 
-  /// _  (rules/canonicalize.yaml:81:15)
+  /// _  (rules/canonicalize.yaml:83:15)
   bool matchAny0(ValueId v, gen::Next k) {
     if (seen(kAny0)) return same(kAny0, v) && k();
     return bind(kAny0, v) && k();
   }
 
-  /// Div(_, _)  (rules/canonicalize.yaml:81:11)
+  /// Div(_, _)  (rules/canonicalize.yaml:83:11)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -1118,7 +1118,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny0(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Mul(_, _)  (rules/canonicalize.yaml:81:23)
+  /// Mul(_, _)  (rules/canonicalize.yaml:83:23)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -1132,13 +1132,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny3(in1, [&] { return matchAny4(in0, k); });
   }
 
-  /// _  (rules/canonicalize.yaml:81:40)
+  /// _  (rules/canonicalize.yaml:83:40)
   bool matchAny6(ValueId v, gen::Next k) {
     if (seen(kAny6)) return same(kAny6, v) && k();
     return bind(kAny6, v) && k();
   }
 
-  /// Sqrt(_)  (rules/canonicalize.yaml:81:35)
+  /// Sqrt(_)  (rules/canonicalize.yaml:83:35)
   bool matchSqrt(ValueId v, gen::Next k) {
     if (seen(kSqrt)) return same(kSqrt, v) && k();
     if (!bind(kSqrt, v)) return false;
@@ -1147,7 +1147,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny6(input(n, 0), k);
   }
 
-  /// Reciprocal(_)  (rules/canonicalize.yaml:81:45)
+  /// Reciprocal(_)  (rules/canonicalize.yaml:83:45)
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -1156,13 +1156,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny8(input(n, 0), k);
   }
 
-  /// _  (rules/canonicalize.yaml:81:66)
+  /// _  (rules/canonicalize.yaml:83:66)
   bool matchAny10(ValueId v, gen::Next k) {
     if (seen(kAny10)) return same(kAny10, v) && k();
     return bind(kAny10, v) && k();
   }
 
-  /// Cast(_)  (rules/canonicalize.yaml:81:61)
+  /// Cast(_)  (rules/canonicalize.yaml:83:61)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -1171,13 +1171,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny10(input(n, 0), k);
   }
 
-  /// _  (rules/canonicalize.yaml:81:80)
+  /// _  (rules/canonicalize.yaml:83:80)
   bool matchAny12(ValueId v, gen::Next k) {
     if (seen(kAny12)) return same(kAny12, v) && k();
     return bind(kAny12, v) && k();
   }
 
-  /// CastLike(_, _)  (rules/canonicalize.yaml:81:71)
+  /// CastLike(_, _)  (rules/canonicalize.yaml:83:71)
   bool matchCastLike(ValueId v, gen::Next k) {
     if (seen(kCastLike)) return same(kCastLike, v) && k();
     if (!bind(kCastLike, v)) return false;
@@ -1187,7 +1187,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
   }
 
   /// y = Div(_, _) | Mul(_, _) | Sqrt(_) | Reciprocal(_) | Cast(_) | CastLike(_, _) 
-  /// (rules/canonicalize.yaml:81:21)
+  /// (rules/canonicalize.yaml:83:21)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1209,7 +1209,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:84:5:
+  /// Variant 0, rules/canonicalize.yaml:86:5:
   ///   y = tensor(helper, dim_scalar)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
@@ -1217,15 +1217,15 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
         gen::tensorHelper("dim_scalar"),
         {kSlotY},
         {"y"},
-        "rules/canonicalize.yaml:85:11");
+        "rules/canonicalize.yaml:87:11");
     if (!t0) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kTensor,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:84:5",
-        "rules/canonicalize.yaml:85:11")) return false;
+        "rules/canonicalize.yaml:86:5",
+        "rules/canonicalize.yaml:87:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1243,7 +1243,7 @@ class ScalarOfStaticDimsRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:77:5",
+            "rules/canonicalize.yaml:79:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1265,7 +1265,7 @@ class ScalarOfStaticDimsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:93
+// Generated from: rules/canonicalize.yaml:95
 // softmax_nan_guard (priority 1000): Where(IsNaN(p), 0, p) of p = Softmax(x) is p when x holds no infinity or NaN by construction.
 //===----------------------------------------------------------------------===//
 
@@ -1273,7 +1273,7 @@ class ScalarOfStaticDimsRule : public RewritePattern {
 const gen::RuleSpec& specSoftmaxNanGuard() {
   static const gen::RuleSpec spec = {
     "softmax_nan_guard",
-    "rules/canonicalize.yaml:93:5",
+    "rules/canonicalize.yaml:95:5",
     4,  // root expr
     // slots
     {"x", "p", "y"},
@@ -1282,19 +1282,19 @@ const gen::RuleSpec& specSoftmaxNanGuard() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:96:19", 0},
+      {"x", "rules/canonicalize.yaml:98:19", 0},
       // 1: Softmax(x)
-      {"Softmax", "rules/canonicalize.yaml:96:11", 1, 1},
+      {"Softmax", "rules/canonicalize.yaml:98:11", 1, 1},
       // 2: IsNaN(p)
-      {"IsNaN", "rules/canonicalize.yaml:97:17", gen::kNoSlot, 1},
+      {"IsNaN", "rules/canonicalize.yaml:99:17", gen::kNoSlot, 1},
       // 3: 0.0
-      {"constant 0.0", "rules/canonicalize.yaml:97:27", gen::kNoSlot, 0, {},
+      {"constant 0.0", "rules/canonicalize.yaml:99:27", gen::kNoSlot, 0, {},
        gen::floatLiteral(0.0)},
       // 4: Where(IsNaN(p), 0.0, p)
-      {"Where", "rules/canonicalize.yaml:97:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:99:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:99:12", "x", gen::kNoSlot, {"x"}, {0},
+    {{Check::kNative, "rules/canonicalize.yaml:101:12", "x", gen::kNoSlot, {"x"}, {0},
       "finite_scores", gen::nativePredicate("finite_scores")}},
     // rewrite variants
     {{}},
@@ -1345,7 +1345,7 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// p = Softmax(x)  (rules/canonicalize.yaml:96:11)
+  /// p = Softmax(x)  (rules/canonicalize.yaml:98:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1354,7 +1354,7 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
     return matchX(input(n, 0), k);
   }
 
-  /// IsNaN(p)  (rules/canonicalize.yaml:97:17)
+  /// IsNaN(p)  (rules/canonicalize.yaml:99:17)
   bool matchIsNaN(ValueId v, gen::Next k) {
     if (seen(kIsNaN)) return same(kIsNaN, v) && k();
     if (!bind(kIsNaN, v)) return false;
@@ -1363,13 +1363,13 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
     return matchP(input(n, 0), k);
   }
 
-  /// 0.0  (rules/canonicalize.yaml:97:27)
+  /// 0.0  (rules/canonicalize.yaml:99:27)
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(kConstant)) return same(kConstant, v) && k();
     return bind(kConstant, v) && constant(kConstant, v) && k();
   }
 
-  /// y = Where(IsNaN(p), 0.0, p)  (rules/canonicalize.yaml:97:11)
+  /// y = Where(IsNaN(p), 0.0, p)  (rules/canonicalize.yaml:99:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1384,25 +1384,25 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:101:5:
+  /// Variant 0, rules/canonicalize.yaml:103:5:
   ///   p = p
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:100:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:102:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotP,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:101:5",
-        "rules/canonicalize.yaml:100:11")) return false;
+        "rules/canonicalize.yaml:103:5",
+        "rules/canonicalize.yaml:102:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:101:5",
-        "rules/canonicalize.yaml:100:11")) return false;
+        "rules/canonicalize.yaml:103:5",
+        "rules/canonicalize.yaml:102:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1420,7 +1420,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:93:5",
+            "rules/canonicalize.yaml:95:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1442,7 +1442,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:110
+// Generated from: rules/canonicalize.yaml:112
 // nan_guard_after_heads (priority 998): MatMul(Where(IsNaN(p), 0, p), v) of attention weights p, merged into [B, S, N*H], with the guard moved after the merge: Where(IsNaN(y), 0, y).
 //===----------------------------------------------------------------------===//
 
@@ -1450,7 +1450,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
 const gen::RuleSpec& specNanGuardAfterHeads() {
   static const gen::RuleSpec spec = {
     "nan_guard_after_heads",
-    "rules/canonicalize.yaml:110:5",
+    "rules/canonicalize.yaml:112:5",
     9,  // root expr
     // slots
     {"p", "zero", "vh", "o", "s", "y"},
@@ -1459,33 +1459,33 @@ const gen::RuleSpec& specNanGuardAfterHeads() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:116:19"},
+      {"_", "rules/canonicalize.yaml:118:19"},
       // 1: Softmax(_, axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:116:11", 0, 1,
-       {{"axis", "rules/canonicalize.yaml:116:22", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:118:11", 0, 1,
+       {{"axis", "rules/canonicalize.yaml:118:22", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 2: IsNaN(p)
-      {"IsNaN", "rules/canonicalize.yaml:117:24", gen::kNoSlot, 1},
+      {"IsNaN", "rules/canonicalize.yaml:119:24", gen::kNoSlot, 1},
       // 3: zero
-      {"zero", "rules/canonicalize.yaml:117:34", 1},
+      {"zero", "rules/canonicalize.yaml:119:34", 1},
       // 4: Where(IsNaN(p), zero, p)
-      {"Where", "rules/canonicalize.yaml:117:18", gen::kNoSlot, 3},
+      {"Where", "rules/canonicalize.yaml:119:18", gen::kNoSlot, 3},
       // 5: vh
-      {"vh", "rules/canonicalize.yaml:117:44", 2},
+      {"vh", "rules/canonicalize.yaml:119:44", 2},
       // 6: MatMul(Where(IsNaN(p), zero, p), vh)
-      {"MatMul", "rules/canonicalize.yaml:117:11", 3, 2},
+      {"MatMul", "rules/canonicalize.yaml:119:11", 3, 2},
       // 7: Transpose(o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:118:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:118:32", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:120:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:120:32", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 8: s
-      {"s", "rules/canonicalize.yaml:118:52", 4},
+      {"s", "rules/canonicalize.yaml:120:52", 4},
       // 9: Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)
-      {"Reshape", "rules/canonicalize.yaml:118:11", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:120:11", 5, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/canonicalize.yaml:120:15", "zero", 1, {}, {}, "", nullptr,
+    {{Check::kScalar, "rules/canonicalize.yaml:122:15", "zero", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, true, true}},
     // rewrite variants
     {{}},
@@ -1544,7 +1544,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny, matchZero, matchS.
 
-  /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:116:11)
+  /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:118:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1553,7 +1553,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchAny(input(n, 0), k);
   }
 
-  /// IsNaN(p)  (rules/canonicalize.yaml:117:24)
+  /// IsNaN(p)  (rules/canonicalize.yaml:119:24)
   bool matchIsNaN(ValueId v, gen::Next k) {
     if (seen(kIsNaN)) return same(kIsNaN, v) && k();
     if (!bind(kIsNaN, v)) return false;
@@ -1562,7 +1562,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchP(input(n, 0), k);
   }
 
-  /// Where(IsNaN(p), zero, p)  (rules/canonicalize.yaml:117:18)
+  /// Where(IsNaN(p), zero, p)  (rules/canonicalize.yaml:119:18)
   bool matchWhere(ValueId v, gen::Next k) {
     if (seen(kWhere)) return same(kWhere, v) && k();
     if (!bind(kWhere, v)) return false;
@@ -1575,13 +1575,13 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     });
   }
 
-  /// vh  (rules/canonicalize.yaml:117:44)
+  /// vh  (rules/canonicalize.yaml:119:44)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(kVh)) return same(kVh, v) && k();
     return bind(kVh, v) && k();
   }
 
-  /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:117:11)
+  /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:119:11)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -1590,7 +1590,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchWhere(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:118:19)
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:120:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -1599,7 +1599,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:118:11)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:120:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1610,34 +1610,34 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:122:5:
+  /// Variant 0, rules/canonicalize.yaml:124:5:
   ///   p = p
   ///   y = Where(IsNaN(Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s)), zero, Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:121:11", "p")) return false;
-    if (!requireBound(kSlotVh, "rules/canonicalize.yaml:123:39", "vh")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:123:11", "p")) return false;
+    if (!requireBound(kSlotVh, "rules/canonicalize.yaml:125:39", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intsAttribute("perm", {0, 2, 1, 3}));
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:123:64", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:125:64", "s")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotZero, "rules/canonicalize.yaml:124:27", "zero")) return false;
+    if (!requireBound(kSlotZero, "rules/canonicalize.yaml:126:27", "zero")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotP,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:122:5",
-        "rules/canonicalize.yaml:121:11")) return false;
+        "rules/canonicalize.yaml:124:5",
+        "rules/canonicalize.yaml:123:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:122:5",
-        "rules/canonicalize.yaml:124:11")) return false;
+        "rules/canonicalize.yaml:124:5",
+        "rules/canonicalize.yaml:126:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1693,7 +1693,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
             root,
             998,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:110:5",
+            "rules/canonicalize.yaml:112:5",
             {op::kMatMul, op::kTranspose, op::kReshape, op::kIsNaN, op::kWhere}}),
         root_output_(root_output) {}
 
@@ -1715,7 +1715,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:130
+// Generated from: rules/canonicalize.yaml:132
 // batched_heads_to_4d (priority 997): Reshape(MatMul(Softmax(MatMul(Reshape(q4), Transpose(Reshape(k4), [0, 2, 1]))), Reshape(v4)), [B, N, S, H]) on heads merged into the batch is the attention on q4, k4, v4.
 //===----------------------------------------------------------------------===//
 
@@ -1723,7 +1723,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
 const gen::RuleSpec& specBatchedHeadsTo4d() {
   static const gen::RuleSpec spec = {
     "batched_heads_to_4d",
-    "rules/canonicalize.yaml:130:5",
+    "rules/canonicalize.yaml:132:5",
     14,  // root expr
     // slots
     {"q4", "q3", "k4", "k3", "v4", "v3", "p", "y"},
@@ -1732,42 +1732,42 @@ const gen::RuleSpec& specBatchedHeadsTo4d() {
     // exprs
     {
       // 0: q4
-      {"q4", "rules/canonicalize.yaml:136:20", 0},
+      {"q4", "rules/canonicalize.yaml:138:20", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:136:24"},
-      // 2: Reshape(q4, _)
-      {"Reshape", "rules/canonicalize.yaml:136:12", 1, 2},
-      // 3: k4
-      {"k4", "rules/canonicalize.yaml:137:20", 2},
-      // 4: _
-      {"_", "rules/canonicalize.yaml:137:24"},
-      // 5: Reshape(k4, _)
-      {"Reshape", "rules/canonicalize.yaml:137:12", 3, 2},
-      // 6: v4
-      {"v4", "rules/canonicalize.yaml:138:20", 4},
-      // 7: _
       {"_", "rules/canonicalize.yaml:138:24"},
+      // 2: Reshape(q4, _)
+      {"Reshape", "rules/canonicalize.yaml:138:12", 1, 2},
+      // 3: k4
+      {"k4", "rules/canonicalize.yaml:139:20", 2},
+      // 4: _
+      {"_", "rules/canonicalize.yaml:139:24"},
+      // 5: Reshape(k4, _)
+      {"Reshape", "rules/canonicalize.yaml:139:12", 3, 2},
+      // 6: v4
+      {"v4", "rules/canonicalize.yaml:140:20", 4},
+      // 7: _
+      {"_", "rules/canonicalize.yaml:140:24"},
       // 8: Reshape(v4, _)
-      {"Reshape", "rules/canonicalize.yaml:138:12", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:140:12", 5, 2},
       // 9: Transpose(k3, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:139:30", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:139:44", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:141:30", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:141:44", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 10: MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-      {"MatMul", "rules/canonicalize.yaml:139:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:141:19", gen::kNoSlot, 2},
       // 11: Softmax(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:139:11", 6, 1,
-       {{"axis", "rules/canonicalize.yaml:139:62", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:141:11", 6, 1,
+       {{"axis", "rules/canonicalize.yaml:141:62", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 12: MatMul(p, v3)
-      {"MatMul", "rules/canonicalize.yaml:140:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:142:19", gen::kNoSlot, 2},
       // 13: _
-      {"_", "rules/canonicalize.yaml:140:34"},
+      {"_", "rules/canonicalize.yaml:142:34"},
       // 14: Reshape(MatMul(p, v3), _)
-      {"Reshape", "rules/canonicalize.yaml:140:11", 7, 2},
+      {"Reshape", "rules/canonicalize.yaml:142:11", 7, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:142:12", "y", gen::kNoSlot,
+    {{Check::kNative, "rules/canonicalize.yaml:144:12", "y", gen::kNoSlot,
       {"y", "q3", "q4", "k3", "k4", "v3", "v4"}, {7, 1, 0, 3, 2, 5, 4}, "unbatches_heads",
       gen::nativePredicate("unbatches_heads")}},
     // rewrite variants
@@ -1836,7 +1836,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
   // matchTranspose, matchMatMul10, matchAny13.
 
   /// p = Softmax(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), axis=-1) 
-  /// (rules/canonicalize.yaml:139:11)
+  /// (rules/canonicalize.yaml:141:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1845,7 +1845,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
     return matchMatMul10(input(n, 0), k);
   }
 
-  /// MatMul(p, v3)  (rules/canonicalize.yaml:140:19)
+  /// MatMul(p, v3)  (rules/canonicalize.yaml:142:19)
   bool matchMatMul12(ValueId v, gen::Next k) {
     if (seen(kMatMul12)) return same(kMatMul12, v) && k();
     if (!bind(kMatMul12, v)) return false;
@@ -1854,7 +1854,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
     return matchP(input(n, 0), [&] { return matchV3(input(n, 1), k); });
   }
 
-  /// y = Reshape(MatMul(p, v3), _)  (rules/canonicalize.yaml:140:11)
+  /// y = Reshape(MatMul(p, v3), _)  (rules/canonicalize.yaml:142:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1865,26 +1865,26 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:143:5:
+  /// Variant 0, rules/canonicalize.yaml:145:5:
   ///   y = MatMul(Softmax(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), axis=-1), v4)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:144:33", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:144:47", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:146:33", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:146:47", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
     std::vector<onnx::AttributeProto> attrs4;
     attrs4.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:144:82", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:146:82", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:143:5",
-        "rules/canonicalize.yaml:144:11")) return false;
+        "rules/canonicalize.yaml:145:5",
+        "rules/canonicalize.yaml:146:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1932,7 +1932,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
             root,
             997,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:130:5",
+            "rules/canonicalize.yaml:132:5",
             {op::kTranspose, op::kMatMul, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -1954,7 +1954,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:155
+// Generated from: rules/canonicalize.yaml:157
 // batched_heads_masked_to_4d (priority 997): batched_heads_to_4d with the scores viewed [B, N, S, L], one or two masks added, and viewed back: the 4-D attention with the masks added to its scores.
 //===----------------------------------------------------------------------===//
 
@@ -1962,7 +1962,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
   static const gen::RuleSpec spec = {
     "batched_heads_masked_to_4d",
-    "rules/canonicalize.yaml:155:5",
+    "rules/canonicalize.yaml:157:5",
     24,  // root expr
     // slots
     {"q4", "q3", "k4", "k3", "v4", "v3", "s4", "m", "m2", "a", "t", "y"},
@@ -1971,67 +1971,67 @@ const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
     // exprs
     {
       // 0: q4
-      {"q4", "rules/canonicalize.yaml:161:20", 0},
+      {"q4", "rules/canonicalize.yaml:163:20", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:161:24"},
-      // 2: Reshape(q4, _)
-      {"Reshape", "rules/canonicalize.yaml:161:12", 1, 2},
-      // 3: k4
-      {"k4", "rules/canonicalize.yaml:162:20", 2},
-      // 4: _
-      {"_", "rules/canonicalize.yaml:162:24"},
-      // 5: Reshape(k4, _)
-      {"Reshape", "rules/canonicalize.yaml:162:12", 3, 2},
-      // 6: v4
-      {"v4", "rules/canonicalize.yaml:163:20", 4},
-      // 7: _
       {"_", "rules/canonicalize.yaml:163:24"},
+      // 2: Reshape(q4, _)
+      {"Reshape", "rules/canonicalize.yaml:163:12", 1, 2},
+      // 3: k4
+      {"k4", "rules/canonicalize.yaml:164:20", 2},
+      // 4: _
+      {"_", "rules/canonicalize.yaml:164:24"},
+      // 5: Reshape(k4, _)
+      {"Reshape", "rules/canonicalize.yaml:164:12", 3, 2},
+      // 6: v4
+      {"v4", "rules/canonicalize.yaml:165:20", 4},
+      // 7: _
+      {"_", "rules/canonicalize.yaml:165:24"},
       // 8: Reshape(v4, _)
-      {"Reshape", "rules/canonicalize.yaml:163:12", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:165:12", 5, 2},
       // 9: Transpose(k3, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:164:31", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:164:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:166:31", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:166:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 10: MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-      {"MatMul", "rules/canonicalize.yaml:164:20", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:166:20", gen::kNoSlot, 2},
       // 11: _
-      {"_", "rules/canonicalize.yaml:164:63"},
+      {"_", "rules/canonicalize.yaml:166:63"},
       // 12: Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)
-      {"Reshape", "rules/canonicalize.yaml:164:12", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:166:12", 6, 2},
       // 13: m
-      {"m", "rules/canonicalize.yaml:165:20", 7},
+      {"m", "rules/canonicalize.yaml:167:20", 7},
       // 14: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:165:12", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:167:12", gen::kNoSlot, 2},
       // 15: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:165:34", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:167:34", gen::kNoSlot, 2},
       // 16: m2
-      {"m2", "rules/canonicalize.yaml:165:46", 8},
+      {"m2", "rules/canonicalize.yaml:167:46", 8},
       // 17: Add(Add(s4, m), m2)
-      {"Add", "rules/canonicalize.yaml:165:30", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:167:30", gen::kNoSlot, 2},
       // 18: Add(s4, m) | Add(Add(s4, m), m2)
-      {"a", "rules/canonicalize.yaml:165:28", 9},
+      {"a", "rules/canonicalize.yaml:167:28", 9},
       // 19: _
-      {"_", "rules/canonicalize.yaml:166:22"},
+      {"_", "rules/canonicalize.yaml:168:22"},
       // 20: Reshape(a, _)
-      {"Reshape", "rules/canonicalize.yaml:166:11", 10, 2},
+      {"Reshape", "rules/canonicalize.yaml:168:11", 10, 2},
       // 21: Softmax(t, axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:167:26", gen::kNoSlot, 1,
-       {{"axis", "rules/canonicalize.yaml:167:37", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:169:26", gen::kNoSlot, 1,
+       {{"axis", "rules/canonicalize.yaml:169:37", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 22: MatMul(Softmax(t, axis=-1), v3)
-      {"MatMul", "rules/canonicalize.yaml:167:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:169:19", gen::kNoSlot, 2},
       // 23: _
-      {"_", "rules/canonicalize.yaml:167:60"},
+      {"_", "rules/canonicalize.yaml:169:60"},
       // 24: Reshape(MatMul(Softmax(t, axis=-1), v3), _)
-      {"Reshape", "rules/canonicalize.yaml:167:11", 11, 2},
+      {"Reshape", "rules/canonicalize.yaml:169:11", 11, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:169:12", "y", gen::kNoSlot,
+    {{Check::kNative, "rules/canonicalize.yaml:171:12", "y", gen::kNoSlot,
       {"y", "q3", "q4", "k3", "k4", "v3", "v4"}, {11, 1, 0, 3, 2, 5, 4}, "unbatches_heads",
       gen::nativePredicate("unbatches_heads")},
-     {Check::kNative, "rules/canonicalize.yaml:170:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
+     {Check::kNative, "rules/canonicalize.yaml:172:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
       {6, 0, 2}, "splits_batched_scores", gen::nativePredicate("splits_batched_scores")},
-     {Check::kNative, "rules/canonicalize.yaml:171:12", "t", gen::kNoSlot, {"t", "s4"}, {10, 6},
+     {Check::kNative, "rules/canonicalize.yaml:173:12", "t", gen::kNoSlot, {"t", "s4"}, {10, 6},
       "merges_batched_scores", gen::nativePredicate("merges_batched_scores")}},
     // rewrite variants
     {{true, "", -1, -1, {{{18, 0}}}}, {}},
@@ -2118,13 +2118,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
   // matchQ4, matchAny1, matchQ3, matchK4, matchAny4, matchK3, matchV4, matchAny7, matchV3,
   // matchTranspose, matchMatMul10.
 
-  /// _  (rules/canonicalize.yaml:164:63)
+  /// _  (rules/canonicalize.yaml:166:63)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(kAny11)) return same(kAny11, v) && k();
     return bind(kAny11, v) && k();
   }
 
-  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:164:12)
+  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:166:12)
   bool matchS4(ValueId v, gen::Next k) {
     if (seen(kS4)) return same(kS4, v) && k();
     if (!bind(kS4, v)) return false;
@@ -2133,13 +2133,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchMatMul10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
-  /// m  (rules/canonicalize.yaml:165:20)
+  /// m  (rules/canonicalize.yaml:167:20)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     return bind(kM, v) && k();
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:165:12)
+  /// Add(s4, m)  (rules/canonicalize.yaml:167:12)
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(kAdd14)) return same(kAdd14, v) && k();
     if (!bind(kAdd14, v)) return false;
@@ -2153,7 +2153,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:165:34)
+  /// Add(s4, m)  (rules/canonicalize.yaml:167:34)
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(kAdd15)) return same(kAdd15, v) && k();
     if (!bind(kAdd15, v)) return false;
@@ -2167,13 +2167,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// m2  (rules/canonicalize.yaml:165:46)
+  /// m2  (rules/canonicalize.yaml:167:46)
   bool matchM2(ValueId v, gen::Next k) {
     if (seen(kM2)) return same(kM2, v) && k();
     return bind(kM2, v) && k();
   }
 
-  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:165:30)
+  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:167:30)
   bool matchAdd17(ValueId v, gen::Next k) {
     if (seen(kAdd17)) return same(kAdd17, v) && k();
     if (!bind(kAdd17, v)) return false;
@@ -2187,7 +2187,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchAdd15(in1, [&] { return matchM2(in0, k); });
   }
 
-  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:165:28)
+  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:167:28)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     if (!bind(kA, v)) return false;
@@ -2199,13 +2199,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return false;
   }
 
-  /// _  (rules/canonicalize.yaml:166:22)
+  /// _  (rules/canonicalize.yaml:168:22)
   bool matchAny19(ValueId v, gen::Next k) {
     if (seen(kAny19)) return same(kAny19, v) && k();
     return bind(kAny19, v) && k();
   }
 
-  /// t = Reshape(a, _)  (rules/canonicalize.yaml:166:11)
+  /// t = Reshape(a, _)  (rules/canonicalize.yaml:168:11)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -2214,7 +2214,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchA(input(n, 0), [&] { return matchAny19(input(n, 1), k); });
   }
 
-  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:167:26)
+  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:169:26)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -2223,7 +2223,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchT(input(n, 0), k);
   }
 
-  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:167:19)
+  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:169:19)
   bool matchMatMul22(ValueId v, gen::Next k) {
     if (seen(kMatMul22)) return same(kMatMul22, v) && k();
     if (!bind(kMatMul22, v)) return false;
@@ -2232,13 +2232,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchSoftmax(input(n, 0), [&] { return matchV3(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:167:60)
+  /// _  (rules/canonicalize.yaml:169:60)
   bool matchAny23(ValueId v, gen::Next k) {
     if (seen(kAny23)) return same(kAny23, v) && k();
     return bind(kAny23, v) && k();
   }
 
-  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:167:11)
+  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:169:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2249,28 +2249,28 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
 
   // ---- Rewrite
 
-  /// Variant 0 (when @one), rules/canonicalize.yaml:173:9:
+  /// Variant 0 (when @one), rules/canonicalize.yaml:175:9:
   ///   y = MatMul(Softmax(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), axis=-1), v4)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:175:41", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:175:55", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:177:41", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:177:55", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:175:80", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:177:80", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:175:94", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:177:94", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:173:9",
-        "rules/canonicalize.yaml:175:15")) return false;
+        "rules/canonicalize.yaml:175:9",
+        "rules/canonicalize.yaml:177:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2316,30 +2316,30 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:176:9:
+  /// Variant 1, rules/canonicalize.yaml:178:9:
   ///   y = MatMul(Softmax(Add(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), m2), axis=-1), v4)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:177:45", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:177:59", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:179:45", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:179:59", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:177:84", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:179:84", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:177:88", "m2")) return false;
+    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:179:88", "m2")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:177:103", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:179:103", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:176:9",
-        "rules/canonicalize.yaml:177:15")) return false;
+        "rules/canonicalize.yaml:178:9",
+        "rules/canonicalize.yaml:179:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2403,7 +2403,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
             root,
             997,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:155:5",
+            "rules/canonicalize.yaml:157:5",
             {op::kTranspose, op::kMatMul, op::kAdd, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -2425,7 +2425,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:182
+// Generated from: rules/canonicalize.yaml:184
 // reshape_back (priority 1003): Reshape(Reshape(x, _), _) of x's own shape (static dims or the same symbols) is x.
 //===----------------------------------------------------------------------===//
 
@@ -2433,7 +2433,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 const gen::RuleSpec& specReshapeBack() {
   static const gen::RuleSpec spec = {
     "reshape_back",
-    "rules/canonicalize.yaml:182:5",
+    "rules/canonicalize.yaml:184:5",
     4,  // root expr
     // slots
     {"x", "y"},
@@ -2442,18 +2442,18 @@ const gen::RuleSpec& specReshapeBack() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:186:27", 0},
+      {"x", "rules/canonicalize.yaml:188:27", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:186:30"},
+      {"_", "rules/canonicalize.yaml:188:30"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:186:19", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:188:19", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:186:34"},
+      {"_", "rules/canonicalize.yaml:188:34"},
       // 4: Reshape(Reshape(x, _), _)
-      {"Reshape", "rules/canonicalize.yaml:186:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:188:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:188:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:190:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
       "same_shape", gen::nativePredicate("same_shape")}},
     // rewrite variants
     {{}},
@@ -2503,7 +2503,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny3.
 
-  /// Reshape(x, _)  (rules/canonicalize.yaml:186:19)
+  /// Reshape(x, _)  (rules/canonicalize.yaml:188:19)
   bool matchReshape(ValueId v, gen::Next k) {
     if (seen(kReshape)) return same(kReshape, v) && k();
     if (!bind(kReshape, v)) return false;
@@ -2512,7 +2512,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:186:11)
+  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:188:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2523,18 +2523,18 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:189:5:
+  /// Variant 0, rules/canonicalize.yaml:191:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:190:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:192:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:189:5",
-        "rules/canonicalize.yaml:190:11")) return false;
+        "rules/canonicalize.yaml:191:5",
+        "rules/canonicalize.yaml:192:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2552,7 +2552,7 @@ class ReshapeBackRule : public RewritePattern {
             root,
             1003,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:182:5",
+            "rules/canonicalize.yaml:184:5",
             {}}),
         root_output_(root_output) {}
 
@@ -2574,7 +2574,7 @@ class ReshapeBackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:195
+// Generated from: rules/canonicalize.yaml:197
 // transpose_through_3d (priority 1000): Reshape(Transpose(Reshape(x, [a*b, c, d]), [0, 2, 1]), [a, b, d, c]) of x [a, b, c, d] is x with its last two axes swapped.
 //===----------------------------------------------------------------------===//
 
@@ -2582,7 +2582,7 @@ class ReshapeBackRule : public RewritePattern {
 const gen::RuleSpec& specTransposeThrough3d() {
   static const gen::RuleSpec spec = {
     "transpose_through_3d",
-    "rules/canonicalize.yaml:195:5",
+    "rules/canonicalize.yaml:197:5",
     5,  // root expr
     // slots
     {"x", "r", "y"},
@@ -2591,21 +2591,21 @@ const gen::RuleSpec& specTransposeThrough3d() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:200:19", 0},
+      {"x", "rules/canonicalize.yaml:202:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:200:22"},
+      {"_", "rules/canonicalize.yaml:202:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:200:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:202:11", 1, 2},
       // 3: Transpose(r, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:201:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:201:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:203:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:203:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 4: _
-      {"_", "rules/canonicalize.yaml:201:49"},
+      {"_", "rules/canonicalize.yaml:203:49"},
       // 5: Reshape(Transpose(r, perm=[0, 2, 1]), _)
-      {"Reshape", "rules/canonicalize.yaml:201:11", 2, 2},
+      {"Reshape", "rules/canonicalize.yaml:203:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:203:12", "y", gen::kNoSlot, {"y", "x", "r"},
+    {{Check::kNative, "rules/canonicalize.yaml:205:12", "y", gen::kNoSlot, {"y", "x", "r"},
       {2, 0, 1}, "swaps_last_two_through_3d", gen::nativePredicate("swaps_last_two_through_3d")}},
     // rewrite variants
     {{}},
@@ -2657,7 +2657,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny4.
 
-  /// r = Reshape(x, _)  (rules/canonicalize.yaml:200:11)
+  /// r = Reshape(x, _)  (rules/canonicalize.yaml:202:11)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -2666,7 +2666,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:201:19)
+  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:203:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -2675,7 +2675,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchR(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:201:11)
+  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:203:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2686,11 +2686,11 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:204:5:
+  /// Variant 0, rules/canonicalize.yaml:206:5:
   ///   y = Transpose(x, perm=[0, 1, 3, 2])
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:205:21", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:207:21", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     collectMatched();
@@ -2698,8 +2698,8 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:204:5",
-        "rules/canonicalize.yaml:205:11")) return false;
+        "rules/canonicalize.yaml:206:5",
+        "rules/canonicalize.yaml:207:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2724,7 +2724,7 @@ class TransposeThrough3dRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:195:5",
+            "rules/canonicalize.yaml:197:5",
             {op::kTranspose}}),
         root_output_(root_output) {}
 
@@ -2746,7 +2746,7 @@ class TransposeThrough3dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:209
+// Generated from: rules/canonicalize.yaml:211
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
@@ -2754,7 +2754,7 @@ class TransposeThrough3dRule : public RewritePattern {
 const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = {
     "transpose_pair",
-    "rules/canonicalize.yaml:209:5",
+    "rules/canonicalize.yaml:211:5",
     9,  // root expr
     // slots
     {"x", "y"},
@@ -2763,37 +2763,37 @@ const gen::RuleSpec& specTransposePair() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:212:32", 0},
+      {"x", "rules/canonicalize.yaml:214:32", 0},
       // 1: Transpose(x, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:212:22", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:212:35", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:214:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:214:35", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:212:12", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:212:55", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:214:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:214:55", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 3: Transpose(x, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:213:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:213:37", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:215:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:215:37", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:213:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:213:57", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:215:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:215:57", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: Transpose(x, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:214:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:214:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:216:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:216:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:214:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:214:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:216:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:216:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 7: Transpose(x, perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:215:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:215:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:217:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:217:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:215:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:215:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:217:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:217:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"y", "rules/canonicalize.yaml:213:12", 1},
+      {"y", "rules/canonicalize.yaml:215:12", 1},
     },
     // constraints
     {},
@@ -2850,7 +2850,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:212:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:214:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -2860,7 +2860,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) 
-  /// (rules/canonicalize.yaml:212:12)
+  /// (rules/canonicalize.yaml:214:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -2869,7 +2869,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:213:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:215:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -2879,7 +2879,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) 
-  /// (rules/canonicalize.yaml:213:14)
+  /// (rules/canonicalize.yaml:215:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -2888,7 +2888,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:214:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:216:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -2897,7 +2897,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:214:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:216:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -2906,7 +2906,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:215:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:217:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -2915,7 +2915,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:215:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:217:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -2926,7 +2926,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:213:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:215:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2944,18 +2944,18 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:216:5:
+  /// Variant 0, rules/canonicalize.yaml:218:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:217:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:219:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:216:5",
-        "rules/canonicalize.yaml:217:11")) return false;
+        "rules/canonicalize.yaml:218:5",
+        "rules/canonicalize.yaml:219:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2973,7 +2973,7 @@ class TransposePairRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:209:5",
+            "rules/canonicalize.yaml:211:5",
             {}}),
         root_output_(root_output) {}
 
@@ -2995,7 +2995,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:225
+// Generated from: rules/canonicalize.yaml:227
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -3003,7 +3003,7 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:225:5",
+    "rules/canonicalize.yaml:227:5",
     9,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
@@ -3012,44 +3012,44 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:228:19", 0},
+      {"x", "rules/canonicalize.yaml:230:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:228:22"},
+      {"_", "rules/canonicalize.yaml:230:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:228:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:230:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:229:20", 2},
+      {"w", "rules/canonicalize.yaml:231:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:229:23", 3},
+      {"c", "rules/canonicalize.yaml:231:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:229:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:229:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:231:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:231:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:229:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:231:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:229:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:231:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:229:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:231:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:230:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:230:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:232:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:232:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:230:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:232:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:230:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:232:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"g", "rules/canonicalize.yaml:230:12", 4},
+      {"g", "rules/canonicalize.yaml:232:12", 4},
       // 8: s
-      {"s", "rules/canonicalize.yaml:231:22", 5},
+      {"s", "rules/canonicalize.yaml:233:22", 5},
       // 9: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:231:11", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:233:11", 6, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:233:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+    {{Check::kNative, "rules/canonicalize.yaml:235:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:234:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:236:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{7, 0}}}}, {}},
@@ -3115,7 +3115,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny, matchC, matchS.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:228:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:230:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -3124,13 +3124,13 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// w  (rules/canonicalize.yaml:229:20)
+  /// w  (rules/canonicalize.yaml:231:20)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(kW)) return same(kW, v) && k();
     return bind(kW, v) && k();
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:229:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:231:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -3143,7 +3143,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:230:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:232:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -3153,7 +3153,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0)  (rules/canonicalize.yaml:230:12)
+  /// transB=0)  (rules/canonicalize.yaml:232:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -3165,7 +3165,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:231:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:233:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3176,24 +3176,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:236:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:238:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:238:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:238:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:240:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:240:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:238:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:240:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:238:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:240:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:236:9",
-        "rules/canonicalize.yaml:238:15")) return false;
+        "rules/canonicalize.yaml:238:9",
+        "rules/canonicalize.yaml:240:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3225,22 +3225,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:239:9:
+  /// Variant 1, rules/canonicalize.yaml:241:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:240:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:240:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:242:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:242:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:240:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:242:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:239:9",
-        "rules/canonicalize.yaml:240:15")) return false;
+        "rules/canonicalize.yaml:241:9",
+        "rules/canonicalize.yaml:242:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3274,7 +3274,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:225:5",
+            "rules/canonicalize.yaml:227:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -3296,7 +3296,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:244
+// Generated from: rules/canonicalize.yaml:246
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -3304,7 +3304,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:244:5",
+    "rules/canonicalize.yaml:246:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -3313,14 +3313,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:248:19", 0},
+      {"t", "rules/canonicalize.yaml:250:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:248:22"},
+      {"_", "rules/canonicalize.yaml:250:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:248:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:250:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:250:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:252:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -3368,13 +3368,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:248:19)
+  /// t  (rules/canonicalize.yaml:250:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:248:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:250:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3385,18 +3385,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:251:5:
+  /// Variant 0, rules/canonicalize.yaml:253:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:252:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:254:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:251:5",
-        "rules/canonicalize.yaml:252:11")) return false;
+        "rules/canonicalize.yaml:253:5",
+        "rules/canonicalize.yaml:254:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3414,7 +3414,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:244:5",
+            "rules/canonicalize.yaml:246:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3436,7 +3436,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:256
+// Generated from: rules/canonicalize.yaml:258
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -3444,7 +3444,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:256:5",
+    "rules/canonicalize.yaml:258:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -3453,40 +3453,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:259:35", 0},
+      {"p", "rules/canonicalize.yaml:261:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:259:38", 1},
+      {"i0", "rules/canonicalize.yaml:261:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:259:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:259:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:261:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:261:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:259:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:259:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:261:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:261:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:259:75", 2},
+      {"i1", "rules/canonicalize.yaml:261:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:259:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:259:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:261:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:261:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:259:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:259:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:261:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:261:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:259:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:259:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:261:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:261:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:261:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:263:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:262:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:264:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:262:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:264:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:263:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:265:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:263:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:265:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -3534,19 +3534,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:259:35)
+  /// p  (rules/canonicalize.yaml:261:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:259:38)
+  /// i0  (rules/canonicalize.yaml:261:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:259:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:261:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -3555,7 +3555,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:259:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:261:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -3564,13 +3564,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:259:75)
+  /// i1  (rules/canonicalize.yaml:261:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:259:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:261:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -3579,7 +3579,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:259:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:261:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -3589,7 +3589,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:259:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:261:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3600,18 +3600,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:264:5:
+  /// Variant 0, rules/canonicalize.yaml:266:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:265:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:267:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:264:5",
-        "rules/canonicalize.yaml:265:11")) return false;
+        "rules/canonicalize.yaml:266:5",
+        "rules/canonicalize.yaml:267:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3629,7 +3629,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:256:5",
+            "rules/canonicalize.yaml:258:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3651,7 +3651,7 @@ class PresentRestackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:275
+// Generated from: rules/canonicalize.yaml:277
 // where_never_true (priority 1002): Where(c, a, b) of a condition false everywhere by construction is b, b of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3659,7 +3659,7 @@ class PresentRestackRule : public RewritePattern {
 const gen::RuleSpec& specWhereNeverTrue() {
   static const gen::RuleSpec spec = {
     "where_never_true",
-    "rules/canonicalize.yaml:275:5",
+    "rules/canonicalize.yaml:277:5",
     3,  // root expr
     // slots
     {"c", "b", "y"},
@@ -3668,18 +3668,18 @@ const gen::RuleSpec& specWhereNeverTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:279:17", 0},
+      {"c", "rules/canonicalize.yaml:281:17", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:279:20"},
+      {"_", "rules/canonicalize.yaml:281:20"},
       // 2: b
-      {"b", "rules/canonicalize.yaml:279:23", 1},
+      {"b", "rules/canonicalize.yaml:281:23", 1},
       // 3: Where(c, _, b)
-      {"Where", "rules/canonicalize.yaml:279:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:281:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:281:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:283:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:282:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
+     {Check::kNative, "rules/canonicalize.yaml:284:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
       gen::nativePredicate("never_true")}},
     // rewrite variants
     {{}},
@@ -3729,13 +3729,13 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// b  (rules/canonicalize.yaml:279:23)
+  /// b  (rules/canonicalize.yaml:281:23)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(kB)) return same(kB, v) && k();
     return bind(kB, v) && k();
   }
 
-  /// y = Where(c, _, b)  (rules/canonicalize.yaml:279:11)
+  /// y = Where(c, _, b)  (rules/canonicalize.yaml:281:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3750,18 +3750,18 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:283:5:
+  /// Variant 0, rules/canonicalize.yaml:285:5:
   ///   y = b
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:284:11", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:286:11", "b")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotB,
-        "rules/canonicalize.yaml:283:5",
-        "rules/canonicalize.yaml:284:11")) return false;
+        "rules/canonicalize.yaml:285:5",
+        "rules/canonicalize.yaml:286:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3779,7 +3779,7 @@ class WhereNeverTrueRule : public RewritePattern {
             root,
             1002,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:275:5",
+            "rules/canonicalize.yaml:277:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3801,7 +3801,7 @@ class WhereNeverTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:286
+// Generated from: rules/canonicalize.yaml:288
 // where_always_true (priority 1001): Where(c, a, b) of a condition true everywhere by construction is a, a of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3809,7 +3809,7 @@ class WhereNeverTrueRule : public RewritePattern {
 const gen::RuleSpec& specWhereAlwaysTrue() {
   static const gen::RuleSpec spec = {
     "where_always_true",
-    "rules/canonicalize.yaml:286:5",
+    "rules/canonicalize.yaml:288:5",
     3,  // root expr
     // slots
     {"c", "a", "y"},
@@ -3818,18 +3818,18 @@ const gen::RuleSpec& specWhereAlwaysTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:290:17", 0},
+      {"c", "rules/canonicalize.yaml:292:17", 0},
       // 1: a
-      {"a", "rules/canonicalize.yaml:290:20", 1},
+      {"a", "rules/canonicalize.yaml:292:20", 1},
       // 2: _
-      {"_", "rules/canonicalize.yaml:290:23"},
+      {"_", "rules/canonicalize.yaml:292:23"},
       // 3: Where(c, a, _)
-      {"Where", "rules/canonicalize.yaml:290:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:292:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:292:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:294:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:293:12", "c", gen::kNoSlot, {"c"}, {0},
+     {Check::kNative, "rules/canonicalize.yaml:295:12", "c", gen::kNoSlot, {"c"}, {0},
       "always_true", gen::nativePredicate("always_true")}},
     // rewrite variants
     {{}},
@@ -3879,13 +3879,13 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// a  (rules/canonicalize.yaml:290:20)
+  /// a  (rules/canonicalize.yaml:292:20)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     return bind(kA, v) && k();
   }
 
-  /// y = Where(c, a, _)  (rules/canonicalize.yaml:290:11)
+  /// y = Where(c, a, _)  (rules/canonicalize.yaml:292:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3900,18 +3900,18 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:294:5:
+  /// Variant 0, rules/canonicalize.yaml:296:5:
   ///   y = a
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/canonicalize.yaml:295:11", "a")) return false;
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:297:11", "a")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotA,
-        "rules/canonicalize.yaml:294:5",
-        "rules/canonicalize.yaml:295:11")) return false;
+        "rules/canonicalize.yaml:296:5",
+        "rules/canonicalize.yaml:297:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3929,7 +3929,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
             root,
             1001,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:286:5",
+            "rules/canonicalize.yaml:288:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3951,7 +3951,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:297
+// Generated from: rules/canonicalize.yaml:299
 // add_computed_zero (priority 101): Add(x, z) (in either order) of z zero everywhere by construction is x, x of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3959,7 +3959,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 const gen::RuleSpec& specAddComputedZero() {
   static const gen::RuleSpec spec = {
     "add_computed_zero",
-    "rules/canonicalize.yaml:297:5",
+    "rules/canonicalize.yaml:299:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -3968,16 +3968,16 @@ const gen::RuleSpec& specAddComputedZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:301:15", 0},
+      {"x", "rules/canonicalize.yaml:303:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:301:18", 1},
+      {"z", "rules/canonicalize.yaml:303:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:301:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:303:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:303:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:305:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:304:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
+     {Check::kNative, "rules/canonicalize.yaml:306:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
       gen::nativePredicate("all_zero")}},
     // rewrite variants
     {{}},
@@ -4028,18 +4028,18 @@ class AddComputedZeroMatch : public CanonicalizeSharedMatch<AddComputedZeroIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:305:5:
+  /// Variant 0, rules/canonicalize.yaml:307:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:306:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:308:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:305:5",
-        "rules/canonicalize.yaml:306:11")) return false;
+        "rules/canonicalize.yaml:307:5",
+        "rules/canonicalize.yaml:308:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4057,7 +4057,7 @@ class AddComputedZeroRule : public RewritePattern {
             root,
             101,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:297:5",
+            "rules/canonicalize.yaml:299:5",
             {}}),
         root_output_(root_output) {}
 

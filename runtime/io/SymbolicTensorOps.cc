@@ -366,7 +366,6 @@ void addTensorOpRules(OpRules& rules) {
                          "Exp",
                          "Log",
                          "Neg",
-                         "Abs",
                          "Reciprocal",
                          "Ceil",
                          "Floor",

@@ -492,6 +492,24 @@ void equalRule(const NodeView& n, std::vector<Facts>& out) {
   });
 }
 
+/// Abs(x): torchlib's aten_expand takes Abs of its size, turning expand's -1 ("keep this
+/// dim") into a 1 that Expand broadcasts the same. A dim is never negative.
+void absRule(const NodeView& n, std::vector<Facts>& out) {
+  out[0].elem = n.elem(0);
+  if (n.inputs.size() != 1 || !n.shape(0)) return;
+  out[0].shape = *n.shape(0);
+  const Dims* v = n.value(0);
+  if (!v || !isShapeElem(n.elem(0))) return;
+  Dims abs;
+  for (const Sym& s : *v) {
+    if (s.isInt() && s.value != std::numeric_limits<int64_t>::min())
+      abs.push_back(Sym::of(s.value < 0 ? -s.value : s.value));
+    else
+      abs.push_back(s.isNonNegative() ? s : Sym::unknown());
+  }
+  setValue(out[0], n.elem(0), *n.shape(0), std::move(abs));
+}
+
 void whereRule(const NodeView& n, std::vector<Facts>& out) {
   out[0].elem = n.elem(1) ? n.elem(1) : n.elem(2);
   if (n.inputs.size() != 3) return;
@@ -761,6 +779,7 @@ void addValueOpRules(OpRules& rules) {
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) rules[op] = arithmeticRule;
   rules["Equal"] = equalRule;
   rules["Where"] = whereRule;
+  rules["Abs"] = absRule;
   rules["Range"] = rangeRule;
   rules["ConstantOfShape"] = constantOfShapeRule;
   rules["Reshape"] = reshapeRule;

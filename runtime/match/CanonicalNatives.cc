@@ -160,6 +160,35 @@ std::optional<double> gatheredDim(const MatchContext& ctx, const Node& shape, Va
   return static_cast<double>((*dims)[static_cast<size_t>(k)]);
 }
 
+/// What Slice(Shape(t, start, end), starts, ends[, axes, steps]) node `slice` holds
+/// everywhere, with one constant bound each, axis 0 and step 1 (TorchScript's
+/// x.size()[-1:], as its SDPA scale reads the head size): the dims it keeps when they are
+/// all one static size. An empty slice holds nothing to prove.
+std::optional<double> slicedDims(const MatchContext& ctx, const Node& shape, const Node& slice) {
+  const std::optional<std::vector<int64_t>> dims = shapeOutput(ctx, shape);
+  if (!dims) return std::nullopt;
+  auto one = [&](size_t i) -> std::optional<double> {
+    if (i >= slice.inputs().size() || slice.input(i) == kNoId) return std::nullopt;
+    const std::optional<std::vector<double>> v =
+        constantValues(ctx.model, ctx.graph, slice.input(i), 1);
+    if (!v || v->size() != 1) return std::nullopt;
+    return (*v)[0];
+  };
+  const std::optional<double> start = one(1), end = one(2);
+  if (!start || !end) return std::nullopt;
+  if (slice.inputs().size() > 3 && slice.input(3) != kNoId && one(3) != 0.0 && one(3) != -1.0)
+    return std::nullopt;
+  if (slice.inputs().size() > 4 && slice.input(4) != kNoId && one(4) != 1.0) return std::nullopt;
+  // Clamped in double: torch's "to the end" is INT64_MAX, which no int64 cast survives.
+  const double length = static_cast<double>(dims->size());
+  auto clamp = [&](double x) { return std::min(std::max(x < 0 ? x + length : x, 0.0), length); };
+  const size_t lo = static_cast<size_t>(clamp(*start)), hi = static_cast<size_t>(clamp(*end));
+  if (lo >= hi || (*dims)[lo] < 0) return std::nullopt;
+  for (size_t i = lo; i < hi; ++i)
+    if ((*dims)[i] != (*dims)[lo]) return std::nullopt;
+  return static_cast<double>((*dims)[lo]);
+}
+
 /// What `n`'s output `out` holds everywhere, by its op.
 std::optional<double> uniformOutput(const MatchContext& ctx, const Node& n, ValueId out,
                                     int depth) {
@@ -180,6 +209,10 @@ std::optional<double> uniformOutput(const MatchContext& ctx, const Node& n, Valu
     if (const Node* shape = ctx.graph.producerOf(n.input(0));
         shape && shape->live() && shape->opType() == "Shape" && shape->domain().empty())
       return gatheredDim(ctx, *shape, n.input(1));
+  if (op == "Slice" && n.inputs().size() >= 3)
+    if (const Node* shape = ctx.graph.producerOf(n.input(0));
+        shape && shape->live() && shape->opType() == "Shape" && shape->domain().empty())
+      return slicedDims(ctx, *shape, n);
   // Ops that only move, pick or repeat elements (their other inputs are shapes, axes or
   // indices; on inputs they reject the model fails as well).
   if (op == "Identity" || op == "Reshape" || op == "Expand" || op == "Unsqueeze" ||

@@ -87,6 +87,20 @@ void setRaw(onnx::TensorProto& t, const std::vector<T>& values) {
   t.set_raw_data(std::move(bytes));  // little-endian hosts only, as ONNX's raw_data
 }
 
+/// `v` named `name`, a tensor of `type` and `dims` (a number is a static size, else a name).
+void setTensorType(onnx::ValueInfoProto& v, const std::string& name, int type, const Names& dims) {
+  v.set_name(name);
+  auto* t = v.mutable_type()->mutable_tensor_type();
+  t->set_elem_type(type);
+  for (const std::string& d : dims) {
+    auto* dim = t->mutable_shape()->add_dim();
+    if (!d.empty() && d[0] >= '0' && d[0] <= '9')
+      dim->set_dim_value(std::stoll(d));
+    else
+      dim->set_dim_param(d);
+  }
+}
+
 /// Appends nodes and initializers to a graph with the naming and constant conventions of
 /// one exporter: TorchScript names nodes by module scope ("/layers.0/attn/MatMul") and
 /// makes literals Constant nodes; dynamo names values val_N and keeps literals as
@@ -149,6 +163,13 @@ class GraphBuilder {
   /// What a module or torchlib function returns to its caller: the value itself, or in an
   /// unoptimized dynamo export the Identity that renames the inlined function's output.
   std::string returned(const std::string& x) { return unoptimized_ ? node("Identity", {x}) : x; }
+
+  /// Declares float value `v`'s shape, as the exporters' own shape propagation knows it
+  /// where ONNX's inference (run on the whole model at the end) cannot follow the shape
+  /// arithmetic.
+  void declare(const std::string& v, const Names& dims) {
+    setTensorType(*graph_.add_value_info(), v, onnx::TensorProto::FLOAT, dims);
+  }
 
   /// True for an unoptimized dynamo export: torchlib's functions as written, nothing folded.
   bool unoptimized() const { return unoptimized_; }
@@ -264,6 +285,8 @@ class ModelWriter {
         return heads();
       case ModelFamily::kT5:
         return t5();
+      case ModelFamily::kVit:
+        return vit();
     }
     throw std::invalid_argument("unknown model family");
   }
@@ -410,13 +433,29 @@ class ModelWriter {
     return b_.node("Mul", {half, b_.node("Add", {t, b_.scalar(1.0f)})});
   }
 
+  /// q @ k^T as torch's TorchScript SDPA symbolic writes it with scale=None: the scale
+  /// computed at run time from the query's head size, Cast(Div(1, Sqrt(Cast(Shape(q)[-1:])))),
+  /// and Q and K^T (`kt`) each multiplied by its own Sqrt of it.
+  std::string torchScriptSdpaScores(const std::string& q, const std::string& kt) {
+    std::string last = b_.node("Slice", {b_.node("Shape", {q}), b_.ints({-1}), b_.ints({kIntMax})});
+    std::string size = b_.node("Cast", {last}, {attrInt("to", 1)});
+    std::string scale = b_.node("Cast", {b_.node("Div", {b_.floatOne(), b_.node("Sqrt", {size})})},
+                                {attrInt("to", 1)});
+    return b_.node("MatMul", {b_.node("Mul", {q, b_.node("Sqrt", {scale})}),
+                              b_.node("Mul", {kt, b_.node("Sqrt", {scale})})});
+  }
+
   /// Scores -> probabilities -> context. Eager attention (TorchScript): MatMul(q, k^T),
   /// Div by sqrt(head_dim), mask; `kt` is k already transposed. SDPA (dynamo, torchlib):
-  /// Mul(q, sqrt(scale)), Mul(Transpose(k), sqrt(scale)), MatMul, Add(mask).
+  /// Mul(q, sqrt(scale)), Mul(Transpose(k), sqrt(scale)), MatMul, Add(mask). With
+  /// `sdpa_causal` in TorchScript, torch's SDPA symbolic (torchScriptSdpaScores) on
+  /// Transpose(k).
   std::string attend(const std::string& q, const std::string& k, const std::string& v,
                      const std::string& mask, bool k_transposed, bool sdpa_causal = false) {
     std::string scores;
-    if (ts_) {
+    if (ts_ && sdpa_causal) {
+      scores = torchScriptSdpaScores(q, transpose(k, {0, 1, 3, 2}));
+    } else if (ts_) {
       std::string kt = k_transposed ? k : transpose(k, {0, 1, 3, 2});
       scores = b_.node("Div", {b_.node("MatMul", {q, kt}),
                                b_.scalar(std::sqrt(static_cast<float>(s_.head_dim)))});
@@ -1033,6 +1072,99 @@ class ModelWriter {
     return rmsNorm(x, "final_layer_norm", true);
   }
 
+  /// ViTEmbeddings on pixel_values: the patch projection Conv (kernel = stride = patch),
+  /// flatten(2) (TorchScript's _flatten_helper: Reshape to Shape[:2] + [-1]; dynamo:
+  /// view(batch, hidden, -1)), transpose(1, 2), cls_token.expand(batch_size, -1, -1)
+  /// concatenated in front, + position_embeddings. TorchScript resolves expand's -1s as
+  /// Where(Equal(size, -1), 1, size) (its ones_like folded); torchlib's aten_expand takes
+  /// Abs(size).
+  std::string vitEmbeddings() {
+    const int h = s_.hidden, p = kVitPatch;
+    b_.setScope(child("patch_embeddings.projection"));
+    const float bound = 1.0f / std::sqrt(3.0f * p * p);
+    std::string w = b_.param("weight", {h, 3, p, p}, bound);
+    std::string bias = b_.param("bias", {h}, bound);
+    b_.setScope(scope_);
+    std::string conv = b_.node(
+        "Conv", {"pixel_values", w, bias},
+        {attrInts("dilations", {1, 1}), attrInt("group", 1), attrInts("kernel_shape", {p, p}),
+         attrInts("pads", {0, 0, 0, 0}), attrInts("strides", {p, p})});
+    std::string lead =
+        ts_ ? b_.node("Slice", {b_.node("Shape", {conv}), b_.ints({0}), b_.ints({2}), b_.ints({0})})
+            : concat({dim(conv, 0), b_.ints({h})});
+    std::string flat = b_.node("Reshape", {conv, concat({lead, b_.ints({-1})})});
+    std::string patches = transpose(flat, {0, 2, 1});
+    std::string cls = b_.param("cls_token", {1, 1, h}, 0.02f);
+    std::string size;
+    if (ts_) {
+      std::string stacked =
+          b_.node("Reshape",
+                  {concat({dim("pixel_values", 0), b_.ints({-1}), b_.ints({-1})}), b_.ints({-1})});
+      std::string unset = b_.node("Equal", {stacked, b_.ints({-1, -1, -1})});
+      size = b_.node("Where", {unset, b_.ints({1, 1, 1}), stacked});
+    } else {
+      size = b_.node("Abs", {concat({dim("pixel_values", 0), b_.ints({-1, -1})})});
+    }
+    std::string expanded = b_.node("Expand", {cls, size});
+    std::string tokens = concat({expanded, patches}, 1);
+    // torch knows the batch through flatten's and expand's shape arithmetic; ONNX's
+    // inference does not.
+    const std::string hs = std::to_string(h), n = std::to_string(kVitPatches);
+    b_.declare(flat, {"batch", hs, n});
+    b_.declare(patches, {"batch", n, hs});
+    b_.declare(expanded, {"batch", "1", hs});
+    b_.declare(tokens, {"batch", std::to_string(kVitPatches + 1), hs});
+    std::string pos = b_.param("position_embeddings", {1, kVitPatches + 1, h}, 0.02f);
+    return b_.node("Add", {tokens, pos});
+  }
+
+  /// ViTSelfAttention on the normed input n, up to the merge of the heads; no mask. Eager:
+  /// MatMul(q, k^T) / sqrt(head_dim). SDPA with scale=None: torchScriptSdpaScores, or
+  /// attend()'s torchlib form (dynamo). TorchScript merges transpose_for_scores' permute of
+  /// K with the key transpose of either (eager's key.transpose(-1, -2), SDPA's swap of the
+  /// last axes).
+  std::string vitSelfAttention(const std::string& n) {
+    const int h = s_.hidden;
+    const bool eager = s_.eager_attention || s_.opset < 14;
+    std::string q = splitHeads(linear(n, h, h, true, "query"), s_.heads, {0, 2, 1, 3});
+    std::string k = splitHeads(linear(n, h, h, true, "key"), s_.heads,
+                               ts_ ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
+    std::string v = splitHeads(linear(n, h, h, true, "value"), s_.heads, {0, 2, 1, 3});
+    if (eager == ts_) return mergeHeads(attend(q, k, v, "", true), n);
+    std::string scores;
+    if (ts_) {
+      scores = torchScriptSdpaScores(q, k);
+    } else {
+      scores = b_.node("Div", {b_.node("MatMul", {q, transpose(k, {0, 1, 3, 2})}),
+                               b_.scalar(std::sqrt(static_cast<float>(s_.head_dim)))});
+    }
+    std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
+    return mergeHeads(b_.node("MatMul", {probs, v}), n);
+  }
+
+  /// ViTModel: per ViTLayer x + attention(layernorm_before(x)), then + output(intermediate(
+  /// layernorm_after(.))) (ViTOutput adds its input_tensor last), then layernorm.
+  std::string vit() {
+    const int h = s_.hidden;
+    enterModel("embeddings");
+    std::string x = s_.embeddings ? vitEmbeddings() : "hidden_states";
+    for (int i = 0; i < s_.layers; ++i) {
+      enterLayer(i, "encoder.layer");
+      std::string n = layerNorm(x, 1e-12f, "layernorm_before");
+      enterScope(".attention.attention");
+      std::string ctx = vitSelfAttention(n);
+      enterLayer(i, "encoder.layer");
+      std::string a = linear(ctx, h, h, true, "attention.output.dense");
+      std::string r = b_.node("Add", {a, x});
+      std::string n2 = layerNorm(r, 1e-12f, "layernorm_after");
+      std::string inter = geluErf(linear(n2, h, s_.ffn, true, "intermediate.dense"));
+      std::string o = linear(inter, s_.ffn, h, true, "output.dense");
+      x = b_.returned(b_.node("Add", {o, r}));
+    }
+    enterModel("");
+    return layerNorm(x, 1e-12f, "layernorm");
+  }
+
   const ExporterModelSpec& s_;
   GraphBuilder b_;
   bool ts_;
@@ -1044,17 +1176,7 @@ class ModelWriter {
 };
 
 void addInput(onnx::GraphProto& g, const std::string& name, int type, const Names& dims) {
-  onnx::ValueInfoProto* v = g.add_input();
-  v->set_name(name);
-  auto* t = v->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(type);
-  for (const std::string& d : dims) {
-    auto* dim = t->mutable_shape()->add_dim();
-    if (!d.empty() && d[0] >= '0' && d[0] <= '9')
-      dim->set_dim_value(std::stoll(d));
-    else
-      dim->set_dim_param(d);
-  }
+  setTensorType(*g.add_input(), name, type, dims);
 }
 
 /// optimum's merge_decoders (optimum/onnx/graph_transformations.py), as it writes
@@ -1152,10 +1274,13 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   // be another model, so a set one is rejected (as kSdpa is for bert and gpt2).
   if (s.family == ModelFamily::kHeads && s.causal_mask && *s.causal_mask != CausalMask::kWhere)
     throw std::invalid_argument("heads masks with its per-head tril buffer (where) only");
-  if (s.family == ModelFamily::kT5 && s.causal_mask)
-    throw std::invalid_argument("t5's encoder has no causal mask");
-  if (s.embeddings && s.family != ModelFamily::kBert && s.family != ModelFamily::kT5)
-    throw std::invalid_argument("embeddings are built for bert and t5");
+  if ((s.family == ModelFamily::kT5 || s.family == ModelFamily::kVit) && s.causal_mask)
+    throw std::invalid_argument("t5's and vit's encoders have no causal mask");
+  if (s.embeddings && s.family != ModelFamily::kBert && s.family != ModelFamily::kT5 &&
+      s.family != ModelFamily::kVit)
+    throw std::invalid_argument("embeddings are built for bert, t5 and vit");
+  if (s.eager_attention && s.family != ModelFamily::kVit)
+    throw std::invalid_argument("eager_attention is vit's (the others fix their own form)");
   if (s.unoptimized && ts)
     throw std::invalid_argument("unoptimized is a dynamo export without its optimizer");
   if (s.vocab == 0) s.vocab = 100;
@@ -1178,10 +1303,11 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   // Opsets 10-13 (axes as attributes) are built for the encoders only; the decoders' Split
   // and Trilu forms are opset 13's and 14's. Opset 10 (ONNX model zoo's BERT-SQuAD era)
   // has every op the encoders use; torch's Slice takes its bounds as inputs from 10.
-  const bool encoder = s.family == ModelFamily::kBert || s.family == ModelFamily::kT5;
+  const bool encoder = s.family == ModelFamily::kBert || s.family == ModelFamily::kT5 ||
+                       s.family == ModelFamily::kVit;
   if (ts && (s.opset < (encoder ? 10 : 14) || s.opset > 17))
     throw std::invalid_argument(encoder ? "the TorchScript exporter emits opsets 10-17"
-                                        : "below opset 14 only bert and t5 are built; the "
+                                        : "below opset 14 only bert, t5 and vit are built; the "
                                           "TorchScript exporter emits opsets up to 17");
   if (!ts && (s.opset < 18 || s.opset > 24))
     throw std::invalid_argument("the dynamo exporter emits opsets 18-24");
@@ -1209,7 +1335,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
                               ? *s.causal_mask != CausalMask::kWhere
                               : s.family != ModelFamily::kBert && s.family != ModelFamily::kT5))
     throw std::invalid_argument(
-        "only gpt2's per-layer causal Where, bert and t5 go without a padding mask");
+        "only gpt2's per-layer causal Where, bert and t5 go without a padding mask (vit has "
+        "none)");
   if (s.stacked_past && (!s.past || s.merged || s.family != ModelFamily::kGpt2))
     throw std::invalid_argument("stacked_past is GPT-2's cache with past (optimum merges HF's)");
   if (cache && *s.causal_mask == CausalMask::kSdpa)
@@ -1242,8 +1369,14 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
   g.set_name(std::string(familyName(s.family)) + "_" + exporterName(s.exporter));
 
   // A decoding step exported for one new token has a static sequence length.
-  const std::string seq = s.one_token ? "1" : "seq";
-  if (s.embeddings) {
+  const std::string seq = s.one_token ? "1"
+                          : s.family == ModelFamily::kVit && s.embeddings
+                              ? std::to_string(kVitPatches + 1)
+                              : "seq";
+  if (s.embeddings && s.family == ModelFamily::kVit) {
+    const std::string side = std::to_string(kVitImage);
+    addInput(g, "pixel_values", onnx::TensorProto::FLOAT, {"batch", "3", side, side});
+  } else if (s.embeddings) {
     addInput(g, "input_ids", onnx::TensorProto::INT64, {"batch", "seq"});
     if (s.family == ModelFamily::kBert)
       addInput(g, "token_type_ids", onnx::TensorProto::INT64, {"batch", "seq"});
@@ -1270,7 +1403,8 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
   } else if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
              s.family == ModelFamily::kT5) {
     if (s.padding_mask) addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
-  } else if (s.family != ModelFamily::kHeads) {  // heads: the tril buffers mask, no positions
+  } else if (s.family != ModelFamily::kHeads && s.family != ModelFamily::kVit) {
+    // heads: the tril buffers mask, no positions; vit: no mask, positions in the model
     if (*s.causal_mask != CausalMask::kSdpa)
       addInput(
           g, "attention_mask",
@@ -1293,8 +1427,8 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
   auto* t = out->mutable_type()->mutable_tensor_type();
   t->set_elem_type(onnx::TensorProto::FLOAT);
   t->mutable_shape()->add_dim()->set_dim_param("batch");
-  if (s.one_token)
-    t->mutable_shape()->add_dim()->set_dim_value(1);
+  if (seq != "seq")
+    t->mutable_shape()->add_dim()->set_dim_value(std::stoi(seq));
   else
     t->mutable_shape()->add_dim()->set_dim_param("seq");
   t->mutable_shape()->add_dim()->set_dim_value(s.hidden);
@@ -1371,6 +1505,9 @@ ExpectedFusions expectedFusions(const ExporterModelSpec& spec) {
       // as attention_bias. ReLU: nothing to fuse.
       e.simplified_norm = 1, e.skip_simplified = 2 * l;
       break;
+    case ModelFamily::kVit:  // as gpt2: layernorm_before of layer 0, then after an Add
+      e.layer_norm = 1, e.skip_layer_norm = 2 * l, e.gelu = l;
+      break;
   }
   return e;
 }
@@ -1389,6 +1526,8 @@ const char* familyName(ModelFamily family) {
       return "heads";
     case ModelFamily::kT5:
       return "t5";
+    case ModelFamily::kVit:
+      return "vit";
   }
   return "?";
 }
@@ -1398,8 +1537,9 @@ const char* exporterName(Exporter exporter) {
 }
 
 bool parseFamily(const std::string& name, ModelFamily* family) {
-  for (ModelFamily f : {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama,
-                        ModelFamily::kPhi, ModelFamily::kHeads, ModelFamily::kT5})
+  for (ModelFamily f :
+       {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama, ModelFamily::kPhi,
+        ModelFamily::kHeads, ModelFamily::kT5, ModelFamily::kVit})
     if (name == familyName(f)) {
       *family = f;
       return true;
@@ -1432,7 +1572,8 @@ std::string oracleIntRanges(const ExporterModelSpec& spec, std::optional<bool> u
     if (s.embeddings && s.family == ModelFamily::kBert) ranges += " --int-range token_type_ids=0:2";
     return ranges;
   }
-  if (s.family == ModelFamily::kHeads) return "";  // hidden_states is its only input
+  // heads: hidden_states is its only input; vit: that or pixel_values.
+  if (s.family == ModelFamily::kHeads || s.family == ModelFamily::kVit) return "";
   return std::string(s.past || s.presents ? "--int-range attention_mask=0:2 " : "") +
          "--int-range position_ids=0:" + std::to_string(s.max_positions);
 }

@@ -29,7 +29,12 @@
 //          layer 0 from its bucket Gather, the padding mask added to it, shared by every
 //          layer), DenseReluDense FFN, final_layer_norm; with `embeddings`, the shared
 //          token embedding Gather first
-// Below opset 14 only bert and t5 are built (TorchScript at opsets 11-13: Unsqueeze,
+//   vit    ViTModel's encoder: pre-LN (layernorm_before / layernorm_after), attention
+//          without any mask (SDPA with scale=None from transformers 4.41, eager before),
+//          erf GELU, final layernorm; with `embeddings`, ViTEmbeddings first (patch Conv,
+//          flatten(2).transpose(1, 2), the cls token expanded to the batch and concatenated
+//          in front, + position_embeddings): a static sequence of kVitPatches + 1
+// Below opset 14 only bert, t5 and vit are built (TorchScript at opsets 11-13: Unsqueeze,
 // Squeeze and Reduce* axes as attributes).
 // `unoptimized` dynamo exports are what torch 2.4's exporter leaves when no optimizer runs:
 // an Identity per parameter read and per module (and torchlib function) output, e.g. one
@@ -51,7 +56,11 @@
 
 namespace onnx_rewrite::testing {
 
-enum class ModelFamily { kBert, kGpt2, kLlama, kPhi, kHeads, kT5 };
+enum class ModelFamily { kBert, kGpt2, kLlama, kPhi, kHeads, kT5, kVit };
+
+/// vit with `embeddings`: pixel_values [batch, 3, kVitImage, kVitImage] cut into
+/// kVitPatch-sized patches, kVitPatches of them (plus the cls token: the sequence).
+constexpr int kVitImage = 8, kVitPatch = 4, kVitPatches = 4;
 enum class Exporter { kTorchScript, kDynamo };
 
 /// How future positions are masked. GPT-2: kWhere or kAdd. LLaMA and Phi: kSdpa, or else
@@ -93,8 +102,14 @@ struct ExporterModelSpec {
   int max_positions = 64;
   /// bert and t5: start from input_ids (and bert's token_type_ids) through the embedding
   /// layer instead of from hidden_states.
+  /// vit: start from pixel_values through the patch embeddings.
   bool embeddings = false;
   int vocab = 0;  ///< 0: 100 (with embeddings)
+  /// vit: transformers' eager ViTSelfAttention (MatMul, Div by sqrt(head_dim), Softmax),
+  /// as before 4.41 or with attn_implementation="eager", instead of SDPA's
+  /// Mul(q, sqrt(scale)) . Mul(k^T, sqrt(scale)). Always eager below opset 14, where torch
+  /// has no SDPA symbolic.
+  bool eager_attention = false;
   /// dynamo only: keep the Identity nodes and Constant literals no optimizer removed.
   bool unoptimized = false;
   /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo. llama, phi: kSdpa, kBool or the
@@ -151,8 +166,9 @@ struct ExporterModelSpec {
 /// The spec with every default filled in; throws std::invalid_argument on bad sizes.
 ExporterModelSpec resolved(const ExporterModelSpec& spec);
 
-/// The model. Inputs: hidden_states float[batch, seq, hidden] (heads: only it), or with
-/// `embeddings` input_ids int64[batch, seq] (bert: and token_type_ids int64[batch, seq]);
+/// The model. Inputs: hidden_states float[batch, seq, hidden] (heads, vit: only it), or with
+/// `embeddings` input_ids int64[batch, seq] (bert: and token_type_ids int64[batch, seq]; vit:
+/// pixel_values float[batch, 3, kVitImage, kVitImage] instead);
 /// bert, gpt2 and t5 add attention_mask int64[batch, seq] (1 keep, 0 pad); llama and phi add
 /// attention_mask float[batch, 1, seq, seq] (additive, causal and padding combined as HF prepares
 /// it once for all layers; not with CausalMask::kSdpa) and position_ids int64[batch, seq]. Output
@@ -188,7 +204,7 @@ struct ExpectedFusions {
 };
 ExpectedFusions expectedFusions(const ExporterModelSpec& spec);
 
-/// Names used on the command line and in test names: bert, gpt2, llama, phi, heads, t5;
+/// Names used on the command line and in test names: bert, gpt2, llama, phi, heads, t5, vit;
 /// torchscript, dynamo. parse* return false for an unknown name.
 const char* familyName(ModelFamily family);
 const char* exporterName(Exporter exporter);
@@ -197,7 +213,7 @@ bool parseExporter(const std::string& name, Exporter* exporter);
 
 /// compare.js options that keep the integer inputs valid: attention_mask and token_type_ids
 /// in {0, 1}, input_ids below vocab, position_ids below max_positions ("--int-range
-/// NAME=LO:HI ..."); "" for heads, which has no integer inputs. For a `merged` model, also
+/// NAME=LO:HI ..."); "" for heads and vit, which have no integer inputs. For a `merged` model, also
 /// use_cache_branch (a bool, 0:1 false or 1:2 true) with `use_cache`; unset, it is random.
 std::string oracleIntRanges(const ExporterModelSpec& spec,
                             std::optional<bool> use_cache = std::nullopt);

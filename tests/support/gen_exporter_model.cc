@@ -21,14 +21,14 @@ namespace {
 using onnx_rewrite::testing::ExporterModelSpec;
 
 const char* kUsage =
-    "usage: gen_exporter_model --family bert|gpt2|llama|phi|heads|t5\n"
+    "usage: gen_exporter_model --family bert|gpt2|llama|phi|heads|t5|vit\n"
     "         [--exporter torchscript|dynamo]\n"
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa|bool] [--rope-cache gather|computed]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask] [--mask-sliced-by-keys]\n"
-    "         [--presents] [--merged]\n"
+    "         [--presents] [--merged] [--eager-attention]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
 
@@ -103,6 +103,8 @@ int main(int argc, char** argv) {
         spec.presents = true;
       } else if (a == "--merged") {
         spec.merged = true;
+      } else if (a == "--eager-attention") {
+        spec.eager_attention = true;
       } else if (a == "--opset") {
         spec.opset = toInt(a, value());
       } else if (a == "--layers") {

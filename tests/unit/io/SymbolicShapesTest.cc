@@ -226,6 +226,34 @@ g (float[1, S] x, float[B, S] y) => (float[B, S] e) <int64[1] minus_one = {-1},
   EXPECT_EQ(shapeOf(m, "e0"), "[B, S]");
 }
 
+TEST(SymbolicShapes, SizesExpandToTorchlibsAbsOfTheSize) {
+  // torchlib's aten_expand: cls_token.expand(batch, -1, -1) as Expand(x, Abs(size)), the
+  // -1s ("keep") become 1s; then ViT's patches (a Conv flattened by view(batch, h, -1)).
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[B, 3, 8, 8] px) => (float[B, 5, 4] y) <float[1, 1, 4] cls = {0.0, 0.0, 0.0, 0.0},
+ float[4, 3, 4, 4] w = {0.0}, int64[2] keep = {-1, -1}, int64[1] h = {4},
+ int64[1] rest = {-1}, int64[3] other = {-1, 2, -3}> {
+  c = Conv <kernel_shape = [4, 4], strides = [4, 4]> (px, w)
+  b = Shape <start = 0, end = 1> (c)
+  view = Concat <axis = 0> (b, h, rest)
+  flat = Reshape(c, view)
+  patches = Transpose <perm = [0, 2, 1]> (flat)
+  bp = Shape <start = 0, end = 1> (px)
+  size = Concat <axis = 0> (bp, keep)
+  a = Abs(size)
+  e = Expand(cls, a)
+  t = Concat <axis = 1> (e, patches)
+  y = Relu(t)
+  odd = Abs(other)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "flat"), "[B, 4, 4]");
+  EXPECT_EQ(shapeOf(m, "e"), "[B, 1, 4]");
+  EXPECT_EQ(shapeOf(m, "t"), "[B, 5, 4]");
+  EXPECT_EQ(shapeOf(m, "odd"), "[3]");
+}
+
 TEST(SymbolicShapes, SizesConstantOfShapeAndTile) {
   const onnx::ModelProto m = inferred(R"(
 <ir_version: 7, opset_import: ["" : 11]>

@@ -56,7 +56,8 @@ WholeModelCase makeCase(ModelFamily family, Exporter exporter, const std::string
 }
 
 const ModelFamily kFamilies[] = {ModelFamily::kBert, ModelFamily::kGpt2,  ModelFamily::kLlama,
-                                 ModelFamily::kPhi,  ModelFamily::kHeads, ModelFamily::kT5};
+                                 ModelFamily::kPhi,  ModelFamily::kHeads, ModelFamily::kT5,
+                                 ModelFamily::kVit};
 
 std::vector<WholeModelCase> wholeModelCases() {
   std::vector<WholeModelCase> cases;
@@ -145,6 +146,19 @@ std::vector<WholeModelCase> wholeModelCases() {
   cases.push_back(makeCase(ModelFamily::kT5, Exporter::kTorchScript, "_opset11",
                            [](ExporterModelSpec& s) { s.opset = 11; }));
   cases.push_back(makeCase(ModelFamily::kT5, Exporter::kDynamo, "_embeddings",
+                           [](ExporterModelSpec& s) { s.embeddings = true; }));
+  // ViT (the loop above: SDPA with scale=None, whose TorchScript symbolic computes the scale
+  // from Shape(q)[-1:] at run time) with eager attention, at opset 11 (eager only), and
+  // from pixel_values: the patch Conv, the cls token and the position embeddings.
+  cases.push_back(makeCase(ModelFamily::kVit, Exporter::kTorchScript, "_eager",
+                           [](ExporterModelSpec& s) { s.eager_attention = true; }));
+  cases.push_back(makeCase(ModelFamily::kVit, Exporter::kDynamo, "_eager_opset20",
+                           [](ExporterModelSpec& s) { s.eager_attention = true, s.opset = 20; }));
+  cases.push_back(makeCase(ModelFamily::kVit, Exporter::kTorchScript, "_opset11",
+                           [](ExporterModelSpec& s) { s.opset = 11; }));
+  cases.push_back(makeCase(ModelFamily::kVit, Exporter::kTorchScript, "_opset14_embeddings",
+                           [](ExporterModelSpec& s) { s.opset = 14, s.embeddings = true; }));
+  cases.push_back(makeCase(ModelFamily::kVit, Exporter::kDynamo, "_embeddings",
                            [](ExporterModelSpec& s) { s.embeddings = true; }));
   // Exported without attention_mask: the model builds its mask from ones, a zero once
   // (1 - ones) * finfo.min, which canonicalization drops (BERT's attention then has no
@@ -391,6 +405,11 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
     s.family = ModelFamily::kT5, s.causal_mask = CausalMask::kAdd;  // an encoder
   });
   rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kBert, s.past = true; });
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kVit, s.causal_mask = CausalMask::kWhere;  // an encoder
+  });
+  rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kVit, s.padding_mask = false; });
+  rejects([](ExporterModelSpec& s) { s.eager_attention = true; });  // vit's choice
   rejects([](ExporterModelSpec& s) {
     s.family = ModelFamily::kGpt2, s.exporter = Exporter::kDynamo, s.past = true;
   });
