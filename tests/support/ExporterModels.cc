@@ -448,13 +448,13 @@ class ModelWriter {
   /// Scores -> probabilities -> context. Eager attention (TorchScript): MatMul(q, k^T),
   /// Div by sqrt(head_dim), mask; `kt` is k already transposed. SDPA (dynamo, torchlib):
   /// Mul(q, sqrt(scale)), Mul(Transpose(k), sqrt(scale)), MatMul, Add(mask). With
-  /// `sdpa_causal` in TorchScript, torch's SDPA symbolic (torchScriptSdpaScores) on
-  /// Transpose(k).
+  /// `sdpa_causal` or the kTo4d mask in TorchScript, torch's SDPA symbolic
+  /// (torchScriptSdpaScores).
   std::string attend(const std::string& q, const std::string& k, const std::string& v,
                      const std::string& mask, bool k_transposed, bool sdpa_causal = false) {
     std::string scores;
-    if (ts_ && sdpa_causal) {
-      scores = torchScriptSdpaScores(q, transpose(k, {0, 1, 3, 2}));
+    if (ts_ && (sdpa_causal || *s_.causal_mask == CausalMask::kTo4d)) {
+      scores = torchScriptSdpaScores(q, k_transposed ? k : transpose(k, {0, 1, 3, 2}));
     } else if (ts_) {
       std::string kt = k_transposed ? k : transpose(k, {0, 1, 3, 2});
       scores = b_.node("Div", {b_.node("MatMul", {q, kt}),
@@ -511,16 +511,69 @@ class ModelWriter {
   /// ones, torch.ones(batch, seq): ConstantOfShape of 1.0 (TorchScript) or torchlib's
   /// Expand(1.0, shape) (dynamo).
   std::string paddingMask() {
-    std::string am = "attention_mask";
-    if (!s_.padding_mask) {
-      const std::string from = s_.embeddings ? "input_ids" : "hidden_states";
-      std::string shape = concat({dim(from, 0), dim(from, 1)});
-      am = ts_ ? b_.node("ConstantOfShape", {shape}, {attrFloatTensor("value", 1.0f)})
-               : b_.node("Expand", {b_.scalar(1.0f), shape});
-    }
-    std::string m = unsqueeze(unsqueeze(am, {1}), {2});
+    std::string m = unsqueeze(unsqueeze(maskInput(), {1}), {2});
     std::string mf = b_.node("Cast", {m}, {attrInt("to", 1)});
     return b_.node("Mul", {b_.node("Sub", {b_.scalar(1.0f), mf}), b_.scalar(kFloatMin)});
+  }
+
+  /// The [batch, seq] mask an encoder reads: attention_mask, or without it the model's own
+  /// ones (see paddingMask).
+  std::string maskInput() {
+    if (s_.padding_mask) return "attention_mask";
+    const std::string from = s_.embeddings ? "input_ids" : "hidden_states";
+    std::string shape = concat({dim(from, 0), dim(from, 1)});
+    return ts_ ? b_.node("ConstantOfShape", {shape}, {attrFloatTensor("value", 1.0f)})
+               : b_.node("Expand", {b_.scalar(1.0f), shape});
+  }
+
+  /// bert's SDPA mask, _prepare_4d_attention_mask_for_sdpa(mask, float, tgt_len=seq) as
+  /// traced (its all-ones shortcut is not taken under tracing), i.e. _expand_mask:
+  /// inv = 1.0 - mask[:, None, None, :].expand(bsz, 1, seq, src_len).to(float), then
+  /// inv.masked_fill(inv.to(bool), finfo.min). expand's size resolves -1s as in
+  /// vitEmbeddings (TorchScript's Where(Equal), torchlib's Abs).
+  std::string expandedMask() {
+    std::string am = maskInput();
+    std::string m = unsqueeze(unsqueeze(am, {1}), {2});
+    const std::string from = s_.embeddings ? "input_ids" : "hidden_states";
+    std::string size = concat({dim(am, 0), b_.ints({1}), dim(from, 1), dim(am, 1)});
+    size = ts_ ? b_.node("Where", {b_.node("Equal", {size, b_.ints({-1, -1, -1, -1})}),
+                                   b_.ints({1, 1, 1, 1}), size})
+               : b_.node("Abs", {size});
+    std::string e = b_.node("Cast", {b_.node("Expand", {m, size})}, {attrInt("to", 1)});
+    b_.declare(e, {"batch", "1", "seq", "seq"});  // torch's inference follows the size
+    std::string inv = b_.node("Sub", {b_.scalar(1.0f), e});
+    std::string set = b_.node("Cast", {inv}, {attrInt("to", onnx::TensorProto::BOOL)});
+    return b_.node("Where", {set, b_.scalar(kFloatMin), inv});
+  }
+
+  /// AttentionMaskConverter(is_causal=True).to_4d(attention_mask, S, float) as traced (see
+  /// CausalMask::kTo4d): full((S, S), min) -> ConstantOfShape; arange(mask.size(-1)) -> Range;
+  /// (arange + 1).view(S, 1) -> Reshape; masked_fill_ -> Where; [None, None] -> Unsqueezes;
+  /// .expand(b, 1, S, S + past_key_values_length) with the 0 added; and
+  /// causal.masked_fill(expandedMask().bool(), min).
+  std::string to4dMask() {
+    std::string s = dim("hidden_states", 1);
+    std::string full =
+        b_.node("ConstantOfShape", {concat({s, s})}, {attrFloatTensor("value", kFloatMin)});
+    std::string size = b_.node("Gather", {b_.node("Shape", {full}), b_.ints({-1}, true)});
+    std::string cond = b_.node("Range", {b_.ints({0}, true), size, b_.ints({1}, true)});
+    std::string rows = b_.node("Reshape", {b_.node("Add", {cond, b_.ints({1}, true)}),
+                                           concat({unsqueeze(size, {0}), b_.ints({1})})});
+    std::string causal = b_.node("Where", {b_.node("Less", {cond, rows}), b_.scalar(0.0f), full});
+    std::string total = unsqueeze(
+        b_.node("Add",
+                {b_.node("Gather", {b_.node("Shape", {"hidden_states"}), b_.ints({1}, true)}),
+                 b_.ints({0}, true)}),
+        {0});
+    std::string shape = concat({dim("hidden_states", 0), b_.ints({1}), s, total});
+    shape = ts_ ? b_.node("Where", {b_.node("Equal", {shape, b_.ints({-1, -1, -1, -1})}),
+                                    b_.ints({1, 1, 1, 1}), shape})
+                : b_.node("Abs", {shape});
+    std::string causal4d = b_.node("Expand", {unsqueeze(unsqueeze(causal, {0}), {1}), shape});
+    b_.declare(causal4d, {"batch", "1", "seq", "seq"});  // torch's inference follows the size
+    std::string padded =
+        b_.node("Cast", {expandedMask()}, {attrInt("to", onnx::TensorProto::BOOL)});
+    return b_.node("Where", {padded, b_.scalar(kFloatMin), causal4d});
   }
 
   std::string trilBuffer() {
@@ -805,10 +858,11 @@ class ModelWriter {
 
   std::string bert() {
     const int h = s_.hidden;
+    const bool sdpa = *s_.attention == AttentionImpl::kSdpa;
     enterModel("embeddings");
     std::string x =
         s_.embeddings ? bertEmbeddings() : layerNorm("hidden_states", 1e-12f, "LayerNorm");
-    std::string mask = paddingMask();
+    std::string mask = sdpa ? expandedMask() : paddingMask();
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "encoder.layer");
       std::string q =
@@ -818,7 +872,14 @@ class ModelWriter {
                                  ts_ ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
       std::string v =
           splitHeads(linear(x, h, h, true, "attention.self.value"), s_.heads, {0, 2, 1, 3});
-      std::string ctx = mergeHeads(attend(q, k, v, mask, true), x);
+      std::string ctx;
+      if (sdpa && ts_) {  // SDPA's transpose of K merged into transpose_for_scores' as well
+        std::string scores = b_.node("Add", {torchScriptSdpaScores(q, k), mask});
+        ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
+      } else {
+        ctx = attend(q, k, v, mask, true);
+      }
+      ctx = mergeHeads(ctx, x);
       std::string a = linear(ctx, h, h, true, "attention.output.dense");
       x = layerNorm(b_.node("Add", {a, x}), 1e-12f, "attention.output.LayerNorm");
       std::string inter = geluErf(linear(x, h, s_.ffn, true, "intermediate.dense"));
@@ -832,9 +893,10 @@ class ModelWriter {
     const int h = s_.hidden;
     const bool where = *s_.causal_mask == CausalMask::kWhere;
     enterModel("transformer");
-    std::string mask = s_.padding_mask ? paddingMask() : "";
+    const bool to4d = *s_.causal_mask == CausalMask::kTo4d;
+    std::string mask = to4d ? to4dMask() : s_.padding_mask ? paddingMask() : "";
     std::string tril;
-    if (where) {
+    if (where || to4d) {
       // Every GPT2Attention has its own tril buffer "bias"; the layers below make theirs.
     } else {
       // _prepare_4d_causal_attention_mask: causal and padding in one additive mask.
@@ -898,7 +960,9 @@ class ModelWriter {
     // HF >= 4.38 computes cos/sin once in LlamaModel; older layers each Gather their own.
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
-    mask_ = s_.past || s_.presents ? pastAttentionMask() : "attention_mask";
+    mask_ = s_.past || s_.presents                 ? pastAttentionMask()
+            : *s_.causal_mask == CausalMask::kTo4d ? to4dMask()
+                                                   : "attention_mask";
     std::string x = "hidden_states";
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "model.layers");
@@ -926,7 +990,9 @@ class ModelWriter {
     enterModel("model");
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
-    mask_ = s_.past || s_.presents ? pastAttentionMask() : "attention_mask";
+    mask_ = s_.past || s_.presents                 ? pastAttentionMask()
+            : *s_.causal_mask == CausalMask::kTo4d ? to4dMask()
+                                                   : "attention_mask";
     std::string x = "hidden_states";
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "model.layers");
@@ -1125,7 +1191,7 @@ class ModelWriter {
   /// last axes).
   std::string vitSelfAttention(const std::string& n) {
     const int h = s_.hidden;
-    const bool eager = s_.eager_attention || s_.opset < 14;
+    const bool eager = *s_.attention == AttentionImpl::kEager;
     std::string q = splitHeads(linear(n, h, h, true, "query"), s_.heads, {0, 2, 1, 3});
     std::string k = splitHeads(linear(n, h, h, true, "key"), s_.heads,
                                ts_ ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
@@ -1279,8 +1345,13 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (s.embeddings && s.family != ModelFamily::kBert && s.family != ModelFamily::kT5 &&
       s.family != ModelFamily::kVit)
     throw std::invalid_argument("embeddings are built for bert, t5 and vit");
-  if (s.eager_attention && s.family != ModelFamily::kVit)
-    throw std::invalid_argument("eager_attention is vit's (the others fix their own form)");
+  if (s.attention && s.family != ModelFamily::kVit && s.family != ModelFamily::kBert)
+    throw std::invalid_argument("attention is bert's and vit's choice (the others fix theirs)");
+  if (!s.attention && (s.family == ModelFamily::kBert || s.family == ModelFamily::kVit))
+    s.attention = s.family == ModelFamily::kVit && !(ts && s.opset < 14) ? AttentionImpl::kSdpa
+                                                                         : AttentionImpl::kEager;
+  if (s.attention == AttentionImpl::kSdpa && ts && s.opset < 14)
+    throw std::invalid_argument("torch's SDPA symbolic starts at opset 14");
   if (s.unoptimized && ts)
     throw std::invalid_argument("unoptimized is a dynamo export without its optimizer");
   if (s.vocab == 0) s.vocab = 100;
@@ -1343,6 +1414,9 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument("is_causal does not mask a decoding step with past");
   if (cache && *s.causal_mask == CausalMask::kBool)
     throw std::invalid_argument("the boolean mask is built without a cache");
+  if (*s.causal_mask == CausalMask::kTo4d &&
+      (cache || (!decoder_with_rope && s.family != ModelFamily::kGpt2)))
+    throw std::invalid_argument("the to_4d mask is built for gpt2, llama and phi, without a cache");
   if (s.presents && s.past) throw std::invalid_argument("presents is the first step, without past");
   return s;
 }
@@ -1405,7 +1479,9 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
     if (s.padding_mask) addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
   } else if (s.family != ModelFamily::kHeads && s.family != ModelFamily::kVit) {
     // heads: the tril buffers mask, no positions; vit: no mask, positions in the model
-    if (*s.causal_mask != CausalMask::kSdpa)
+    if (*s.causal_mask == CausalMask::kTo4d)
+      addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
+    else if (*s.causal_mask != CausalMask::kSdpa)
       addInput(
           g, "attention_mask",
           *s.causal_mask == CausalMask::kBool ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT,
@@ -1574,7 +1650,8 @@ std::string oracleIntRanges(const ExporterModelSpec& spec, std::optional<bool> u
   }
   // heads: hidden_states is its only input; vit: that or pixel_values.
   if (s.family == ModelFamily::kHeads || s.family == ModelFamily::kVit) return "";
-  return std::string(s.past || s.presents ? "--int-range attention_mask=0:2 " : "") +
+  const bool int_mask = s.past || s.presents || *s.causal_mask == CausalMask::kTo4d;
+  return std::string(int_mask ? "--int-range attention_mask=0:2 " : "") +
          "--int-range position_ids=0:" + std::to_string(s.max_positions);
 }
 

@@ -79,6 +79,29 @@ enum class CausalMask {
   /// gives SDPA), per layer torchlib's boolean-mask SDPA: Add(scores, Where(mask, 0, -inf)),
   /// and the weights guarded, Where(IsNaN(p), 0, p), since a query row masked whole is NaN.
   kBool,
+  /// gpt2, llama, phi: once, from the int64 [batch, seq] attention_mask,
+  /// AttentionMaskConverter(is_causal=True).to_4d as traced (_prepare_4d_causal_attention_mask
+  /// and its _for_sdpa twin, transformers 4.36 to 4.37 for LLaMA/Mistral/Phi, to 4.47 for
+  /// GPT-2): _make_causal_mask's full((S, S), finfo.min) masked_fill'ed with 0 where
+  /// arange < (arange + 1).view(S, 1), expanded to [batch, 1, S, S], then masked_fill'ed
+  /// with finfo.min where _expand_mask's padding mask is set. Per layer SDPA with that mask
+  /// (in TorchScript torch's SDPA symbolic; the model's default attention then).
+  kTo4d,
+};
+
+/// bert and vit: how transformers computes self-attention.
+enum class AttentionImpl {
+  /// BertSelfAttention / ViTSelfAttention: MatMul(q, k^T), Div by sqrt(head_dim), Softmax.
+  /// bert's mask: get_extended_attention_mask's (1 - m[:, None, None, :]) * finfo.min. In
+  /// dynamo exports bert's scores are torchlib's SDPA form all the same.
+  kEager,
+  /// BertSdpaSelfAttention / ViTSdpaSelfAttention (transformers 4.41 and later, their
+  /// default): scaled_dot_product_attention with scale=None, as torch's SDPA symbolic
+  /// (TorchScript, opset 14 and later) or torchlib writes it. bert's mask:
+  /// _prepare_4d_attention_mask_for_sdpa, i.e. AttentionMaskConverter._expand_mask:
+  /// inv = 1 - m[:, None, None, :].expand(b, 1, seq, seq).float(), then
+  /// inv.masked_fill(inv.bool(), finfo.min).
+  kSdpa,
 };
 
 /// How LLaMA/Phi get the RoPE cos/sin.
@@ -105,15 +128,14 @@ struct ExporterModelSpec {
   /// vit: start from pixel_values through the patch embeddings.
   bool embeddings = false;
   int vocab = 0;  ///< 0: 100 (with embeddings)
-  /// vit: transformers' eager ViTSelfAttention (MatMul, Div by sqrt(head_dim), Softmax),
-  /// as before 4.41 or with attn_implementation="eager", instead of SDPA's
-  /// Mul(q, sqrt(scale)) . Mul(k^T, sqrt(scale)). Always eager below opset 14, where torch
-  /// has no SDPA symbolic.
-  bool eager_attention = false;
+  /// bert and vit: transformers' attn_implementation. Unset: vit kSdpa (kEager below
+  /// opset 14, where torch has no SDPA symbolic), bert kEager.
+  std::optional<AttentionImpl> attention;
   /// dynamo only: keep the Identity nodes and Constant literals no optimizer removed.
   bool unoptimized = false;
-  /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo. llama, phi: kSdpa, kBool or the
-  /// attention_mask input (any other value). heads: kWhere (unset or set).
+  /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo; or kTo4d. llama, phi: kSdpa,
+  /// kBool, kTo4d or the attention_mask input (any other value). heads: kWhere (unset or
+  /// set).
   std::optional<CausalMask> causal_mask;
   /// llama and phi; unset: kGather for TorchScript, kComputed for dynamo.
   std::optional<RopeCache> rope_cache;

@@ -25,10 +25,10 @@ const char* kUsage =
     "         [--exporter torchscript|dynamo]\n"
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
-    "         [--causal-mask where|add|sdpa|bool] [--rope-cache gather|computed]\n"
+    "         [--causal-mask where|add|sdpa|bool|to4d] [--rope-cache gather|computed]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask] [--mask-sliced-by-keys]\n"
-    "         [--presents] [--merged] [--eager-attention]\n"
+    "         [--presents] [--merged] [--attention eager|sdpa]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
 
@@ -72,12 +72,13 @@ int main(int argc, char** argv) {
           throw std::invalid_argument("unknown exporter " + v);
       } else if (a == "--causal-mask") {
         const std::string v = value();
-        if (v != "where" && v != "add" && v != "sdpa" && v != "bool")
-          throw std::invalid_argument("--causal-mask: where|add|sdpa|bool");
+        if (v != "where" && v != "add" && v != "sdpa" && v != "bool" && v != "to4d")
+          throw std::invalid_argument("--causal-mask: where|add|sdpa|bool|to4d");
         spec.causal_mask = v == "where"  ? t::CausalMask::kWhere
                            : v == "add"  ? t::CausalMask::kAdd
                            : v == "sdpa" ? t::CausalMask::kSdpa
-                                         : t::CausalMask::kBool;
+                           : v == "bool" ? t::CausalMask::kBool
+                                         : t::CausalMask::kTo4d;
       } else if (a == "--rope-cache") {
         const std::string v = value();
         if (v != "gather" && v != "computed")
@@ -103,8 +104,10 @@ int main(int argc, char** argv) {
         spec.presents = true;
       } else if (a == "--merged") {
         spec.merged = true;
-      } else if (a == "--eager-attention") {
-        spec.eager_attention = true;
+      } else if (a == "--attention") {
+        const std::string v = value();
+        if (v != "eager" && v != "sdpa") throw std::invalid_argument("--attention: eager|sdpa");
+        spec.attention = v == "eager" ? t::AttentionImpl::kEager : t::AttentionImpl::kSdpa;
       } else if (a == "--opset") {
         spec.opset = toInt(a, value());
       } else if (a == "--layers") {

@@ -23,7 +23,7 @@ done
 "$gen" --family llama --exporter dynamo --opset 23 --layers 1 -o "$tmp/llama23.onnx"
 "$gen" --family bert --opset 11 --embeddings --expected | grep -q '"embed_layer_norm": 1'
 "$gen" --family llama --exporter dynamo --unoptimized --layers 1 -o "$tmp/llama_raw.onnx"
-"$gen" --family vit --embeddings --eager-attention --layers 1 -o "$tmp/vit_pixels.onnx"
+"$gen" --family vit --embeddings --attention eager --layers 1 -o "$tmp/vit_pixels.onnx"
 node "$compare" "$tmp/vit_pixels.onnx" "$tmp/vit_pixels.onnx" --dim batch=2 >/dev/null
 
 # optimum's merged decoder runs down either branch: use_cache_branch true with 3 cached
@@ -57,6 +57,7 @@ fails --family llama --embeddings -o "$tmp/x.onnx"
 fails --family bert --unoptimized -o "$tmp/x.onnx"
 fails --layers 2 -o "$tmp/x.onnx"
 fails --family bert --merged -o "$tmp/x.onnx"
-fails --family bert --eager-attention -o "$tmp/x.onnx"
+fails --family llama --attention eager -o "$tmp/x.onnx"
+fails --family vit --opset 11 --attention sdpa -o "$tmp/x.onnx"
 fails --family llama --past --presents -o "$tmp/x.onnx"
 echo "gen_exporter_model: OK"

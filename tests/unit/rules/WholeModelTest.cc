@@ -32,6 +32,7 @@
 namespace onnx_rewrite {
 namespace {
 
+using testing::AttentionImpl;
 using testing::CausalMask;
 using testing::Exporter;
 using testing::ExporterModelSpec;
@@ -98,6 +99,17 @@ std::vector<WholeModelCase> wholeModelCases() {
                              s.opset = 23;
                              s.causal_mask = CausalMask::kSdpa;
                            }));
+  // The causal and padding mask built in the graph from the int64 attention_mask by
+  // AttentionMaskConverter.to_4d (transformers 4.36-4.37 decoders, GPT-2's SDPA to 4.47),
+  // read by SDPA (TorchScript's symbolic with its run-time scale).
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_to4d_mask",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kTo4d; }));
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kDynamo, "_to4d_mask",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kTo4d; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_to4d_mask",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kTo4d; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_to4d_mask",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kTo4d; }));
   // transformers >= 4.53 give SDPA a boolean mask; torchlib writes it as -inf and guards
   // the weights against NaN (a row masked whole).
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_bool_mask",
@@ -151,15 +163,30 @@ std::vector<WholeModelCase> wholeModelCases() {
   // from Shape(q)[-1:] at run time) with eager attention, at opset 11 (eager only), and
   // from pixel_values: the patch Conv, the cls token and the position embeddings.
   cases.push_back(makeCase(ModelFamily::kVit, Exporter::kTorchScript, "_eager",
-                           [](ExporterModelSpec& s) { s.eager_attention = true; }));
-  cases.push_back(makeCase(ModelFamily::kVit, Exporter::kDynamo, "_eager_opset20",
-                           [](ExporterModelSpec& s) { s.eager_attention = true, s.opset = 20; }));
+                           [](ExporterModelSpec& s) { s.attention = AttentionImpl::kEager; }));
+  cases.push_back(
+      makeCase(ModelFamily::kVit, Exporter::kDynamo, "_eager_opset20",
+               [](ExporterModelSpec& s) { s.attention = AttentionImpl::kEager, s.opset = 20; }));
   cases.push_back(makeCase(ModelFamily::kVit, Exporter::kTorchScript, "_opset11",
                            [](ExporterModelSpec& s) { s.opset = 11; }));
   cases.push_back(makeCase(ModelFamily::kVit, Exporter::kTorchScript, "_opset14_embeddings",
                            [](ExporterModelSpec& s) { s.opset = 14, s.embeddings = true; }));
   cases.push_back(makeCase(ModelFamily::kVit, Exporter::kDynamo, "_embeddings",
                            [](ExporterModelSpec& s) { s.embeddings = true; }));
+  // BERT's SDPA attention (transformers 4.41 and later): the padding mask by
+  // _prepare_4d_attention_mask_for_sdpa (Where(bool(1 - m), finfo.min, 1 - m) expanded to
+  // [batch, 1, seq, seq]), TorchScript's SDPA symbolic computing the scale from the head size.
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_sdpa",
+                           [](ExporterModelSpec& s) { s.attention = AttentionImpl::kSdpa; }));
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kDynamo, "_sdpa",
+                           [](ExporterModelSpec& s) { s.attention = AttentionImpl::kSdpa; }));
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_opset14_sdpa_embeddings",
+                           [](ExporterModelSpec& s) {
+                             s.attention = AttentionImpl::kSdpa, s.opset = 14, s.embeddings = true;
+                           }));
+  cases.push_back(makeCase(
+      ModelFamily::kBert, Exporter::kTorchScript, "_sdpa_no_mask_input",
+      [](ExporterModelSpec& s) { s.attention = AttentionImpl::kSdpa, s.padding_mask = false; }));
   // Exported without attention_mask: the model builds its mask from ones, a zero once
   // (1 - ones) * finfo.min, which canonicalization drops (BERT's attention then has no
   // mask); T5's zero widens its position bias to the batch, so that Add stays.
@@ -409,7 +436,10 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
     s.family = ModelFamily::kVit, s.causal_mask = CausalMask::kWhere;  // an encoder
   });
   rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kVit, s.padding_mask = false; });
-  rejects([](ExporterModelSpec& s) { s.eager_attention = true; });  // vit's choice
+  rejects([](ExporterModelSpec& s) { s.attention = AttentionImpl::kEager; });  // llama's is fixed
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kVit, s.opset = 11, s.attention = AttentionImpl::kSdpa;  // from 14
+  });
   rejects([](ExporterModelSpec& s) {
     s.family = ModelFamily::kGpt2, s.exporter = Exporter::kDynamo, s.past = true;
   });
@@ -425,6 +455,10 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
     s.family = ModelFamily::kGpt2, s.exporter = Exporter::kDynamo, s.merged = true;
   });
   rejects([](ExporterModelSpec& s) { s.merged = true, s.causal_mask = CausalMask::kSdpa; });
+  rejects([](ExporterModelSpec& s) { s.past = true, s.causal_mask = CausalMask::kTo4d; });
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kBert, s.causal_mask = CausalMask::kTo4d;  // an encoder
+  });
   rejects(
       [](ExporterModelSpec& s) { s.family = ModelFamily::kGpt2, s.mask_sliced_by_keys = true; });
   rejects([](ExporterModelSpec& s) {
@@ -825,7 +859,7 @@ TEST_P(WholeModel, DropsTheMaskOfOnesItBuildsWithoutAMaskInput) {
   if (spec().padding_mask || spec().family != ModelFamily::kBert || spec().embeddings)
     GTEST_SKIP() << "not BERT from hidden states without attention_mask";
   const auto ops = fused();
-  EXPECT_EQ(count(ops, {"ConstantOfShape", "Expand", "Sub", "Mul"}), 0) << summary(ops);
+  EXPECT_EQ(count(ops, {"ConstantOfShape", "Expand", "Sub", "Mul", "Where"}), 0) << summary(ops);
 }
 
 TEST_P(WholeModel, FusesEveryGelu) {
