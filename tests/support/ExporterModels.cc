@@ -540,7 +540,7 @@ class ModelWriter {
                                    b_.ints({1, 1, 1, 1}), size})
                : b_.node("Abs", {size});
     std::string e = b_.node("Cast", {b_.node("Expand", {m, size})}, {attrInt("to", 1)});
-    b_.declare(e, {"batch", "1", "seq", "seq"});  // torch's inference follows the size
+    b_.declare(e, {"batch", "1", "seq", s_.past ? "total" : "seq"});  // torch's inference follows
     std::string inv = b_.node("Sub", {b_.scalar(1.0f), e});
     std::string set = b_.node("Cast", {inv}, {attrInt("to", onnx::TensorProto::BOOL)});
     return b_.node("Where", {set, b_.scalar(kFloatMin), inv});
@@ -560,17 +560,28 @@ class ModelWriter {
     std::string rows = b_.node("Reshape", {b_.node("Add", {cond, b_.ints({1}, true)}),
                                            concat({unsqueeze(size, {0}), b_.ints({1})})});
     std::string causal = b_.node("Where", {b_.node("Less", {cond, rows}), b_.scalar(0.0f), full});
-    std::string total = unsqueeze(
-        b_.node("Add",
-                {b_.node("Gather", {b_.node("Shape", {"hidden_states"}), b_.ints({1}, true)}),
-                 b_.ints({0}, true)}),
-        {0});
+    std::string seq = b_.node("Gather", {b_.node("Shape", {"hidden_states"}), b_.ints({1}, true)});
+    std::string total;
+    if (s_.past) {
+      // key_value_length = seq + past_key_values[0][0].size(-2); _make_causal_mask's
+      // past_key_values_length = key_value_length - seq, zeros(seq, past) in front.
+      std::string kv = b_.node(
+          "Add", {seq, b_.node("Gather", {b_.node("Shape", {"past_key_0"}), b_.ints({2}, true)})});
+      std::string past = b_.node("Sub", {kv, seq});
+      std::string zeros = b_.node("ConstantOfShape", {concat({s, unsqueeze(past, {0})})},
+                                  {attrFloatTensor("value", 0.0f)});
+      causal = concat({zeros, causal}, -1);
+      total = unsqueeze(b_.node("Add", {seq, past}), {0});
+    } else {
+      total = unsqueeze(b_.node("Add", {seq, b_.ints({0}, true)}), {0});
+    }
     std::string shape = concat({dim("hidden_states", 0), b_.ints({1}), s, total});
     shape = ts_ ? b_.node("Where", {b_.node("Equal", {shape, b_.ints({-1, -1, -1, -1})}),
                                     b_.ints({1, 1, 1, 1}), shape})
                 : b_.node("Abs", {shape});
     std::string causal4d = b_.node("Expand", {unsqueeze(unsqueeze(causal, {0}), {1}), shape});
-    b_.declare(causal4d, {"batch", "1", "seq", "seq"});  // torch's inference follows the size
+    // torch's inference follows the size.
+    b_.declare(causal4d, {"batch", "1", "seq", s_.past ? "total" : "seq"});
     std::string padded =
         b_.node("Cast", {expandedMask()}, {attrInt("to", onnx::TensorProto::BOOL)});
     return b_.node("Where", {padded, b_.scalar(kFloatMin), causal4d});
@@ -927,7 +938,7 @@ class ModelWriter {
       } else if (cache) {
         kc = withPast("key", k);
         v = withPast("value", v);
-        k = transpose(kc, {0, 1, 3, 2});
+        k = to4d ? kc : transpose(kc, {0, 1, 3, 2});  // SDPA transposes the keys itself
       }
       std::string ctx;
       if (where) {
@@ -939,7 +950,7 @@ class ModelWriter {
         if (!mask.empty()) scores = b_.node("Add", {scores, mask});
         ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
       } else {
-        ctx = attend(q, k, v, mask, ts_);
+        ctx = attend(q, k, v, mask, ts_ && !(to4d && cache));
       }
       std::string a = conv1d(mergeHeads(ctx, ln1), h, h, "c_proj");
       enterLayer(i, "transformer.h");
@@ -960,9 +971,9 @@ class ModelWriter {
     // HF >= 4.38 computes cos/sin once in LlamaModel; older layers each Gather their own.
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
-    mask_ = s_.past || s_.presents                 ? pastAttentionMask()
-            : *s_.causal_mask == CausalMask::kTo4d ? to4dMask()
-                                                   : "attention_mask";
+    mask_ = *s_.causal_mask == CausalMask::kTo4d ? to4dMask()
+            : s_.past || s_.presents             ? pastAttentionMask()
+                                                 : "attention_mask";
     std::string x = "hidden_states";
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "model.layers");
@@ -990,9 +1001,9 @@ class ModelWriter {
     enterModel("model");
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
-    mask_ = s_.past || s_.presents                 ? pastAttentionMask()
-            : *s_.causal_mask == CausalMask::kTo4d ? to4dMask()
-                                                   : "attention_mask";
+    mask_ = *s_.causal_mask == CausalMask::kTo4d ? to4dMask()
+            : s_.past || s_.presents             ? pastAttentionMask()
+                                                 : "attention_mask";
     std::string x = "hidden_states";
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "model.layers");
@@ -1396,8 +1407,10 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument("past is built for the decoders gpt2, llama and phi");
   // GPT-2 with past as TorchScript exports GPT2Attention (eager); SDPA's is_causal aligns
   // its triangle top-left, which is wrong with a cache (HF passes an explicit mask then).
-  if (cache && s.family == ModelFamily::kGpt2 && (!ts || *s.causal_mask != CausalMask::kWhere))
-    throw std::invalid_argument("gpt2 with past is built as TorchScript's eager attention");
+  if (cache && s.family == ModelFamily::kGpt2 && *s.causal_mask != CausalMask::kTo4d &&
+      (!ts || *s.causal_mask != CausalMask::kWhere))
+    throw std::invalid_argument(
+        "gpt2 with past is built as TorchScript's eager attention or with the to_4d mask");
   if (s.mask_sliced_by_keys && (!decoder_with_rope || *s.causal_mask == CausalMask::kSdpa))
     throw std::invalid_argument("mask_sliced_by_keys slices llama's and phi's attention_mask");
   if (s.one_token && (!s.past || s.merged))
@@ -1415,8 +1428,10 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (cache && *s.causal_mask == CausalMask::kBool)
     throw std::invalid_argument("the boolean mask is built without a cache");
   if (*s.causal_mask == CausalMask::kTo4d &&
-      (cache || (!decoder_with_rope && s.family != ModelFamily::kGpt2)))
-    throw std::invalid_argument("the to_4d mask is built for gpt2, llama and phi, without a cache");
+      (s.presents || s.merged || s.stacked_past ||
+       (!decoder_with_rope && s.family != ModelFamily::kGpt2)))
+    throw std::invalid_argument(
+        "the to_4d mask is built for gpt2, llama and phi, without a cache or with past");
   if (s.presents && s.past) throw std::invalid_argument("presents is the first step, without past");
   return s;
 }

@@ -110,6 +110,21 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kTo4d; }));
   cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_to4d_mask",
                            [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kTo4d; }));
+  // ... and with past (the zeros of the cached positions in front of the causal part):
+  // GPT-2's SDPA decoding step (transformers 4.39-4.47), LLaMA's and Phi's (4.36-4.37).
+  cases.push_back(
+      makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_past_to4d_mask",
+               [](ExporterModelSpec& s) { s.past = true, s.causal_mask = CausalMask::kTo4d; }));
+  cases.push_back(
+      makeCase(ModelFamily::kGpt2, Exporter::kDynamo, "_past_to4d_mask",
+               [](ExporterModelSpec& s) { s.past = true, s.causal_mask = CausalMask::kTo4d; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_past_one_token_to4d_mask",
+                           [](ExporterModelSpec& s) {
+                             s.past = true, s.one_token = true, s.causal_mask = CausalMask::kTo4d;
+                           }));
+  cases.push_back(
+      makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_past_to4d_mask",
+               [](ExporterModelSpec& s) { s.past = true, s.causal_mask = CausalMask::kTo4d; }));
   // transformers >= 4.53 give SDPA a boolean mask; torchlib writes it as -inf and guards
   // the weights against NaN (a row masked whole).
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_bool_mask",
@@ -455,7 +470,7 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
     s.family = ModelFamily::kGpt2, s.exporter = Exporter::kDynamo, s.merged = true;
   });
   rejects([](ExporterModelSpec& s) { s.merged = true, s.causal_mask = CausalMask::kSdpa; });
-  rejects([](ExporterModelSpec& s) { s.past = true, s.causal_mask = CausalMask::kTo4d; });
+  rejects([](ExporterModelSpec& s) { s.presents = true, s.causal_mask = CausalMask::kTo4d; });
   rejects([](ExporterModelSpec& s) {
     s.family = ModelFamily::kBert, s.causal_mask = CausalMask::kTo4d;  // an encoder
   });
