@@ -72,9 +72,9 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
-  /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 98:19, reshape_back 188:27,
-  /// transpose_through_3d 202:19, transpose_pair 214:32, gemm_of_flattened_rows 230:19,
-  /// add_computed_zero 303:15)
+  /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 98:19, reshape_back 212:27,
+  /// transpose_through_3d 226:19, transpose_pair 238:32, gemm_of_flattened_rows 254:19,
+  /// add_computed_zero 327:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -82,7 +82,8 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/canonicalize.yaml: dropout_in_inference 35:51, scalar_of_static_dims 83:30,
-  /// batched_heads_to_4d 139:24, batched_heads_masked_to_4d 164:24, transpose_through_3d 203:49)
+  /// batched_heads_to_4d 139:24, batched_heads_masked_to_4d 164:24, masks_summed_first 196:40,
+  /// transpose_through_3d 227:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(Ids::kAny4)) return same(Ids::kAny4, v) && k();
     return bind(Ids::kAny4, v) && k();
@@ -96,21 +97,22 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:78, scalar_of_static_dims 83:56)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:78, scalar_of_static_dims 83:56,
+  /// masks_summed_first 196:60)
   bool matchAny8(ValueId v, gen::Next k) {
     if (seen(Ids::kAny8)) return same(Ids::kAny8, v) && k();
     return bind(Ids::kAny8, v) && k();
   }
 
   /// z
-  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 303:18)
+  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 327:18)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
     return bind(Ids::kZ, v) && k();
   }
 
   /// y = Add(x, z)
-  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 303:11)
+  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 327:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -125,18 +127,34 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
+  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:15, masks_summed_first 196:18)
+  bool matchAny0(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny0)) return same(Ids::kAny0, v) && k();
+    return bind(Ids::kAny0, v) && k();
+  }
+
+  /// _
   /// (rules/canonicalize.yaml: scalar_of_static_dims 83:18, batched_heads_to_4d 138:24,
-  /// batched_heads_masked_to_4d 163:24, reshape_back 188:30, transpose_through_3d 202:22)
+  /// batched_heads_masked_to_4d 163:24, masks_summed_first 196:21, reshape_back 212:30,
+  /// transpose_through_3d 226:22)
   bool matchAny1(ValueId v, gen::Next k) {
     if (seen(Ids::kAny1)) return same(Ids::kAny1, v) && k();
     return bind(Ids::kAny1, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:27, reshape_back 188:34)
+  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:27, masks_summed_first 196:37, reshape_back
+  /// 212:34)
   bool matchAny3(ValueId v, gen::Next k) {
     if (seen(Ids::kAny3)) return same(Ids::kAny3, v) && k();
     return bind(Ids::kAny3, v) && k();
+  }
+
+  /// _
+  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:40, masks_summed_first 196:44)
+  bool matchAny6(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny6)) return same(Ids::kAny6, v) && k();
+    return bind(Ids::kAny6, v) && k();
   }
 
   /// _
@@ -147,15 +165,15 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 118:19, gemm_of_flattened_rows 230:22,
-  /// reshape_to_own_shape 250:22, where_never_true 281:20, where_always_true 292:23)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 118:19, gemm_of_flattened_rows 254:22,
+  /// reshape_to_own_shape 274:22, where_never_true 305:20, where_always_true 316:23)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
   /// s
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 120:52, gemm_of_flattened_rows 233:22)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 120:52, gemm_of_flattened_rows 257:22)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
@@ -239,9 +257,23 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
     return matchQ3(input(n, 0), [&] { return matchTranspose(input(n, 1), k); });
   }
 
+  /// _
+  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 166:63, masks_summed_first 196:67)
+  bool matchAny11(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny11)) return same(Ids::kAny11, v) && k();
+    return bind(Ids::kAny11, v) && k();
+  }
+
+  /// m2
+  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 167:46, masks_summed_first 197:35)
+  bool matchM2(ValueId v, gen::Next k) {
+    if (seen(Ids::kM2)) return same(Ids::kM2, v) && k();
+    return bind(Ids::kM2, v) && k();
+  }
+
   /// c
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 231:23, where_never_true 281:17,
-  /// where_always_true 292:17)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 255:23, where_never_true 305:17,
+  /// where_always_true 316:17)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -1101,13 +1133,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchAny1, matchAny3, matchAny4, matchAny8, matchAny13.
-
-  /// _  (rules/canonicalize.yaml:83:15)
-  bool matchAny0(ValueId v, gen::Next k) {
-    if (seen(kAny0)) return same(kAny0, v) && k();
-    return bind(kAny0, v) && k();
-  }
+  // matchAny0, matchAny1, matchAny3, matchAny4, matchAny6, matchAny8, matchAny13.
 
   /// Div(_, _)  (rules/canonicalize.yaml:83:11)
   bool matchDiv(ValueId v, gen::Next k) {
@@ -1130,12 +1156,6 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
     return matchAny3(in1, [&] { return matchAny4(in0, k); });
-  }
-
-  /// _  (rules/canonicalize.yaml:83:40)
-  bool matchAny6(ValueId v, gen::Next k) {
-    if (seen(kAny6)) return same(kAny6, v) && k();
-    return bind(kAny6, v) && k();
   }
 
   /// Sqrt(_)  (rules/canonicalize.yaml:83:35)
@@ -2116,13 +2136,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchQ4, matchAny1, matchQ3, matchK4, matchAny4, matchK3, matchV4, matchAny7, matchV3,
-  // matchTranspose, matchMatMul10.
-
-  /// _  (rules/canonicalize.yaml:166:63)
-  bool matchAny11(ValueId v, gen::Next k) {
-    if (seen(kAny11)) return same(kAny11, v) && k();
-    return bind(kAny11, v) && k();
-  }
+  // matchTranspose, matchMatMul10, matchAny11, matchM2.
 
   /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:166:12)
   bool matchS4(ValueId v, gen::Next k) {
@@ -2165,12 +2179,6 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
     return matchS4(in1, [&] { return matchM(in0, k); });
-  }
-
-  /// m2  (rules/canonicalize.yaml:167:46)
-  bool matchM2(ValueId v, gen::Next k) {
-    if (seen(kM2)) return same(kM2, v) && k();
-    return bind(kM2, v) && k();
   }
 
   /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:167:30)
@@ -2425,7 +2433,332 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:184
+// Generated from: rules/canonicalize.yaml:190
+// masks_summed_first (priority 996): Softmax((s + m1) + m2) of scores s is Softmax(s + (m1 + m2)) when each mask holds only 0 and values of at most -2^100.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule masks_summed_first for the shared checks and messages.
+const gen::RuleSpec& specMasksSummedFirst() {
+  static const gen::RuleSpec spec = {
+    "masks_summed_first",
+    "rules/canonicalize.yaml:190:5",
+    18,  // root expr
+    // slots
+    {"s", "m1", "m2", "p"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: _
+      {"_", "rules/canonicalize.yaml:196:18"},
+      // 1: _
+      {"_", "rules/canonicalize.yaml:196:21"},
+      // 2: MatMul(_, _)
+      {"MatMul", "rules/canonicalize.yaml:196:11", gen::kNoSlot, 2},
+      // 3: _
+      {"_", "rules/canonicalize.yaml:196:37"},
+      // 4: _
+      {"_", "rules/canonicalize.yaml:196:40"},
+      // 5: MatMul(_, _)
+      {"MatMul", "rules/canonicalize.yaml:196:30", gen::kNoSlot, 2},
+      // 6: _
+      {"_", "rules/canonicalize.yaml:196:44"},
+      // 7: Div(MatMul(_, _), _)
+      {"Div", "rules/canonicalize.yaml:196:26", gen::kNoSlot, 2},
+      // 8: _
+      {"_", "rules/canonicalize.yaml:196:60"},
+      // 9: _
+      {"_", "rules/canonicalize.yaml:196:63"},
+      // 10: MatMul(_, _)
+      {"MatMul", "rules/canonicalize.yaml:196:53", gen::kNoSlot, 2},
+      // 11: _
+      {"_", "rules/canonicalize.yaml:196:67"},
+      // 12: Mul(MatMul(_, _), _)
+      {"Mul", "rules/canonicalize.yaml:196:49", gen::kNoSlot, 2},
+      // 13: MatMul(_, _) | Div(MatMul(_, _), _) | Mul(MatMul(_, _), _)
+      {"s", "rules/canonicalize.yaml:196:24", 0},
+      // 14: m1
+      {"m1", "rules/canonicalize.yaml:197:30", 1},
+      // 15: Add(s, m1)
+      {"Add", "rules/canonicalize.yaml:197:23", gen::kNoSlot, 2},
+      // 16: m2
+      {"m2", "rules/canonicalize.yaml:197:35", 2},
+      // 17: Add(Add(s, m1), m2)
+      {"Add", "rules/canonicalize.yaml:197:19", gen::kNoSlot, 2},
+      // 18: Softmax(Add(Add(s, m1), m2), axis=-1)
+      {"Softmax", "rules/canonicalize.yaml:197:11", 3, 1,
+       {{"axis", "rules/canonicalize.yaml:197:40", Attr::kOneOf,
+         {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
+         {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
+    },
+    // constraints
+    {{Check::kRank, "rules/canonicalize.yaml:199:12", "s", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {4}},
+     {Check::kNative, "rules/canonicalize.yaml:200:13", "m1", gen::kNoSlot, {"m1"}, {1},
+      "zero_or_masked", gen::nativePredicate("zero_or_masked")},
+     {Check::kNative, "rules/canonicalize.yaml:201:13", "m2", gen::kNoSlot, {"m2"}, {2},
+      "zero_or_masked", gen::nativePredicate("zero_or_masked")}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule masks_summed_first (indices into its RuleSpec's exprs).
+struct MasksSummedFirstIds {
+  enum : gen::ExprId {
+    kAny0 = 0,
+    kAny1 = 1,
+    kMatMul2 = 2,
+    kAny3 = 3,
+    kAny4 = 4,
+    kMatMul5 = 5,
+    kAny6 = 6,
+    kDiv = 7,
+    kAny8 = 8,
+    kAny9 = 9,
+    kMatMul10 = 10,
+    kAny11 = 11,
+    kMul = 12,
+    kS = 13,
+    kM1 = 14,
+    kAdd15 = 15,
+    kM2 = 16,
+    kAdd17 = 17,
+    kP = 18,
+  };
+};
+
+/// The search of rule masks_summed_first: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds> {
+ public:
+  MasksSummedFirstMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<MasksSummedFirstIds>(specMasksSummedFirst(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchP(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotS = 0,
+    kSlotM1 = 1,
+    kSlotM2 = 2,
+    kSlotP = 3,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchAny0, matchAny1, matchAny3, matchAny4, matchAny6, matchAny8, matchAny11, matchM2.
+
+  /// MatMul(_, _)  (rules/canonicalize.yaml:196:11)
+  bool matchMatMul2(ValueId v, gen::Next k) {
+    if (seen(kMatMul2)) return same(kMatMul2, v) && k();
+    if (!bind(kMatMul2, v)) return false;
+    const NodeId n = node(kMatMul2, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul2, n, v)) return false;
+    return matchAny0(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
+  }
+
+  /// MatMul(_, _)  (rules/canonicalize.yaml:196:30)
+  bool matchMatMul5(ValueId v, gen::Next k) {
+    if (seen(kMatMul5)) return same(kMatMul5, v) && k();
+    if (!bind(kMatMul5, v)) return false;
+    const NodeId n = node(kMatMul5, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul5, n, v)) return false;
+    return matchAny3(input(n, 0), [&] { return matchAny4(input(n, 1), k); });
+  }
+
+  /// Div(MatMul(_, _), _)  (rules/canonicalize.yaml:196:26)
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchMatMul5(input(n, 0), [&] { return matchAny6(input(n, 1), k); });
+  }
+
+  /// _  (rules/canonicalize.yaml:196:63)
+  bool matchAny9(ValueId v, gen::Next k) {
+    if (seen(kAny9)) return same(kAny9, v) && k();
+    return bind(kAny9, v) && k();
+  }
+
+  /// MatMul(_, _)  (rules/canonicalize.yaml:196:53)
+  bool matchMatMul10(ValueId v, gen::Next k) {
+    if (seen(kMatMul10)) return same(kMatMul10, v) && k();
+    if (!bind(kMatMul10, v)) return false;
+    const NodeId n = node(kMatMul10, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul10, n, v)) return false;
+    return matchAny8(input(n, 0), [&] { return matchAny9(input(n, 1), k); });
+  }
+
+  /// Mul(MatMul(_, _), _)  (rules/canonicalize.yaml:196:49)
+  bool matchMul(ValueId v, gen::Next k) {
+    if (seen(kMul)) return same(kMul, v) && k();
+    if (!bind(kMul, v)) return false;
+    const NodeId n = node(kMul, v, op::kMul);
+    if (n == kNoId || !attrs(kMul, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul10(in0, [&] { return matchAny11(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul10(in1, [&] { return matchAny11(in0, k); });
+  }
+
+  /// s = MatMul(_, _) | Div(MatMul(_, _), _) | Mul(MatMul(_, _), _) 
+  /// (rules/canonicalize.yaml:196:24)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kS, 0) && matchMatMul2(v, k)) return true;
+    undo(m);
+    if (choose(kS, 1) && matchDiv(v, k)) return true;
+    undo(m);
+    if (choose(kS, 2) && matchMul(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// m1  (rules/canonicalize.yaml:197:30)
+  bool matchM1(ValueId v, gen::Next k) {
+    if (seen(kM1)) return same(kM1, v) && k();
+    return bind(kM1, v) && k();
+  }
+
+  /// Add(s, m1)  (rules/canonicalize.yaml:197:23)
+  bool matchAdd15(ValueId v, gen::Next k) {
+    if (seen(kAdd15)) return same(kAdd15, v) && k();
+    if (!bind(kAdd15, v)) return false;
+    const NodeId n = node(kAdd15, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd15, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchS(in0, [&] { return matchM1(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchS(in1, [&] { return matchM1(in0, k); });
+  }
+
+  /// Add(Add(s, m1), m2)  (rules/canonicalize.yaml:197:19)
+  bool matchAdd17(ValueId v, gen::Next k) {
+    if (seen(kAdd17)) return same(kAdd17, v) && k();
+    if (!bind(kAdd17, v)) return false;
+    const NodeId n = node(kAdd17, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd17, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchAdd15(in0, [&] { return matchM2(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchAdd15(in1, [&] { return matchM2(in0, k); });
+  }
+
+  /// p = Softmax(Add(Add(s, m1), m2), axis=-1)  (rules/canonicalize.yaml:197:11)
+  bool matchP(ValueId v, gen::Next k) {
+    if (seen(kP)) return same(kP, v) && k();
+    if (!bind(kP, v)) return false;
+    const NodeId n = node(kP, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kP, n, v)) return false;
+    return matchAdd17(input(n, 0), k);
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:202:5:
+  ///   p = Softmax(Add(s, Add(m1, m2)), axis=-1)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:203:23", "s")) return false;
+    if (!requireBound(kSlotM1, "rules/canonicalize.yaml:203:30", "m1")) return false;
+    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:203:34", "m2")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("axis", -1));
+    collectMatched();
+    if (!replaceable(
+        kSlotP,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:202:5",
+        "rules/canonicalize.yaml:203:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotM1);
+    const ValueId v2 = slot(kSlotM2);
+    NodeSpec spec3;
+    spec3.op = op::kAdd;
+    spec3.inputs = {v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    NodeSpec spec4;
+    spec4.op = op::kAdd;
+    spec4.inputs = {v0, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec5;
+    spec5.op = op::kSoftmax;
+    spec5.inputs = {v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
+  }
+};
+
+/// masks_summed_first as a RewritePattern.
+class MasksSummedFirstRule : public RewritePattern {
+ public:
+  MasksSummedFirstRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            996,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:190:5",
+            {op::kAdd, op::kSoftmax}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    MasksSummedFirstMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:208
 // reshape_back (priority 1003): Reshape(Reshape(x, _), _) of x's own shape (static dims or the same symbols) is x.
 //===----------------------------------------------------------------------===//
 
@@ -2433,7 +2766,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 const gen::RuleSpec& specReshapeBack() {
   static const gen::RuleSpec spec = {
     "reshape_back",
-    "rules/canonicalize.yaml:184:5",
+    "rules/canonicalize.yaml:208:5",
     4,  // root expr
     // slots
     {"x", "y"},
@@ -2442,18 +2775,18 @@ const gen::RuleSpec& specReshapeBack() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:188:27", 0},
+      {"x", "rules/canonicalize.yaml:212:27", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:188:30"},
+      {"_", "rules/canonicalize.yaml:212:30"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:188:19", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:212:19", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:188:34"},
+      {"_", "rules/canonicalize.yaml:212:34"},
       // 4: Reshape(Reshape(x, _), _)
-      {"Reshape", "rules/canonicalize.yaml:188:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:212:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:190:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:214:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
       "same_shape", gen::nativePredicate("same_shape")}},
     // rewrite variants
     {{}},
@@ -2503,7 +2836,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny3.
 
-  /// Reshape(x, _)  (rules/canonicalize.yaml:188:19)
+  /// Reshape(x, _)  (rules/canonicalize.yaml:212:19)
   bool matchReshape(ValueId v, gen::Next k) {
     if (seen(kReshape)) return same(kReshape, v) && k();
     if (!bind(kReshape, v)) return false;
@@ -2512,7 +2845,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:188:11)
+  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:212:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2523,18 +2856,18 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:191:5:
+  /// Variant 0, rules/canonicalize.yaml:215:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:192:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:216:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:191:5",
-        "rules/canonicalize.yaml:192:11")) return false;
+        "rules/canonicalize.yaml:215:5",
+        "rules/canonicalize.yaml:216:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2552,7 +2885,7 @@ class ReshapeBackRule : public RewritePattern {
             root,
             1003,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:184:5",
+            "rules/canonicalize.yaml:208:5",
             {}}),
         root_output_(root_output) {}
 
@@ -2574,7 +2907,7 @@ class ReshapeBackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:197
+// Generated from: rules/canonicalize.yaml:221
 // transpose_through_3d (priority 1000): Reshape(Transpose(Reshape(x, [a*b, c, d]), [0, 2, 1]), [a, b, d, c]) of x [a, b, c, d] is x with its last two axes swapped.
 //===----------------------------------------------------------------------===//
 
@@ -2582,7 +2915,7 @@ class ReshapeBackRule : public RewritePattern {
 const gen::RuleSpec& specTransposeThrough3d() {
   static const gen::RuleSpec spec = {
     "transpose_through_3d",
-    "rules/canonicalize.yaml:197:5",
+    "rules/canonicalize.yaml:221:5",
     5,  // root expr
     // slots
     {"x", "r", "y"},
@@ -2591,21 +2924,21 @@ const gen::RuleSpec& specTransposeThrough3d() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:202:19", 0},
+      {"x", "rules/canonicalize.yaml:226:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:202:22"},
+      {"_", "rules/canonicalize.yaml:226:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:202:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:226:11", 1, 2},
       // 3: Transpose(r, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:203:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:203:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:227:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:227:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 4: _
-      {"_", "rules/canonicalize.yaml:203:49"},
+      {"_", "rules/canonicalize.yaml:227:49"},
       // 5: Reshape(Transpose(r, perm=[0, 2, 1]), _)
-      {"Reshape", "rules/canonicalize.yaml:203:11", 2, 2},
+      {"Reshape", "rules/canonicalize.yaml:227:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:205:12", "y", gen::kNoSlot, {"y", "x", "r"},
+    {{Check::kNative, "rules/canonicalize.yaml:229:12", "y", gen::kNoSlot, {"y", "x", "r"},
       {2, 0, 1}, "swaps_last_two_through_3d", gen::nativePredicate("swaps_last_two_through_3d")}},
     // rewrite variants
     {{}},
@@ -2657,7 +2990,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny4.
 
-  /// r = Reshape(x, _)  (rules/canonicalize.yaml:202:11)
+  /// r = Reshape(x, _)  (rules/canonicalize.yaml:226:11)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -2666,7 +2999,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:203:19)
+  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:227:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -2675,7 +3008,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchR(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:203:11)
+  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:227:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2686,11 +3019,11 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:206:5:
+  /// Variant 0, rules/canonicalize.yaml:230:5:
   ///   y = Transpose(x, perm=[0, 1, 3, 2])
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:207:21", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:231:21", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     collectMatched();
@@ -2698,8 +3031,8 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:206:5",
-        "rules/canonicalize.yaml:207:11")) return false;
+        "rules/canonicalize.yaml:230:5",
+        "rules/canonicalize.yaml:231:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2724,7 +3057,7 @@ class TransposeThrough3dRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:197:5",
+            "rules/canonicalize.yaml:221:5",
             {op::kTranspose}}),
         root_output_(root_output) {}
 
@@ -2746,7 +3079,7 @@ class TransposeThrough3dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:211
+// Generated from: rules/canonicalize.yaml:235
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
@@ -2754,7 +3087,7 @@ class TransposeThrough3dRule : public RewritePattern {
 const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = {
     "transpose_pair",
-    "rules/canonicalize.yaml:211:5",
+    "rules/canonicalize.yaml:235:5",
     9,  // root expr
     // slots
     {"x", "y"},
@@ -2763,37 +3096,37 @@ const gen::RuleSpec& specTransposePair() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:214:32", 0},
+      {"x", "rules/canonicalize.yaml:238:32", 0},
       // 1: Transpose(x, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:214:22", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:214:35", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:238:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:238:35", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:214:12", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:214:55", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:238:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:238:55", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 3: Transpose(x, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:215:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:215:37", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:239:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:239:37", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:215:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:215:57", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:239:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:239:57", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: Transpose(x, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:216:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:216:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:240:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:240:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:216:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:216:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:240:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:240:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 7: Transpose(x, perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:217:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:217:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:241:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:241:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:217:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:217:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:241:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:241:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"y", "rules/canonicalize.yaml:215:12", 1},
+      {"y", "rules/canonicalize.yaml:239:12", 1},
     },
     // constraints
     {},
@@ -2850,7 +3183,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:214:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:238:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -2860,7 +3193,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) 
-  /// (rules/canonicalize.yaml:214:12)
+  /// (rules/canonicalize.yaml:238:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -2869,7 +3202,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:215:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:239:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -2879,7 +3212,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) 
-  /// (rules/canonicalize.yaml:215:14)
+  /// (rules/canonicalize.yaml:239:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -2888,7 +3221,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:216:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:240:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -2897,7 +3230,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:216:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:240:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -2906,7 +3239,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:217:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:241:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -2915,7 +3248,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:217:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:241:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -2926,7 +3259,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:215:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:239:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2944,18 +3277,18 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:218:5:
+  /// Variant 0, rules/canonicalize.yaml:242:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:219:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:243:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:218:5",
-        "rules/canonicalize.yaml:219:11")) return false;
+        "rules/canonicalize.yaml:242:5",
+        "rules/canonicalize.yaml:243:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2973,7 +3306,7 @@ class TransposePairRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:211:5",
+            "rules/canonicalize.yaml:235:5",
             {}}),
         root_output_(root_output) {}
 
@@ -2995,7 +3328,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:227
+// Generated from: rules/canonicalize.yaml:251
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -3003,7 +3336,7 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:227:5",
+    "rules/canonicalize.yaml:251:5",
     9,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
@@ -3012,44 +3345,44 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:230:19", 0},
+      {"x", "rules/canonicalize.yaml:254:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:230:22"},
+      {"_", "rules/canonicalize.yaml:254:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:230:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:254:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:231:20", 2},
+      {"w", "rules/canonicalize.yaml:255:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:231:23", 3},
+      {"c", "rules/canonicalize.yaml:255:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:231:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:231:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:255:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:255:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:231:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:255:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:231:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:255:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:231:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:255:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:232:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:232:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:256:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:256:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:232:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:256:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:232:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:256:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"g", "rules/canonicalize.yaml:232:12", 4},
+      {"g", "rules/canonicalize.yaml:256:12", 4},
       // 8: s
-      {"s", "rules/canonicalize.yaml:233:22", 5},
+      {"s", "rules/canonicalize.yaml:257:22", 5},
       // 9: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:233:11", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:257:11", 6, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:235:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+    {{Check::kNative, "rules/canonicalize.yaml:259:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:236:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:260:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{7, 0}}}}, {}},
@@ -3115,7 +3448,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny, matchC, matchS.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:230:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:254:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -3124,13 +3457,13 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// w  (rules/canonicalize.yaml:231:20)
+  /// w  (rules/canonicalize.yaml:255:20)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(kW)) return same(kW, v) && k();
     return bind(kW, v) && k();
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:231:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:255:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -3143,7 +3476,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:232:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:256:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -3153,7 +3486,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0)  (rules/canonicalize.yaml:232:12)
+  /// transB=0)  (rules/canonicalize.yaml:256:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -3165,7 +3498,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:233:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:257:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3176,24 +3509,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:238:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:262:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:240:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:240:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:264:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:264:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:240:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:264:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:240:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:264:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:238:9",
-        "rules/canonicalize.yaml:240:15")) return false;
+        "rules/canonicalize.yaml:262:9",
+        "rules/canonicalize.yaml:264:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3225,22 +3558,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:241:9:
+  /// Variant 1, rules/canonicalize.yaml:265:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:242:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:242:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:266:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:266:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:242:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:266:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:241:9",
-        "rules/canonicalize.yaml:242:15")) return false;
+        "rules/canonicalize.yaml:265:9",
+        "rules/canonicalize.yaml:266:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3274,7 +3607,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:227:5",
+            "rules/canonicalize.yaml:251:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -3296,7 +3629,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:246
+// Generated from: rules/canonicalize.yaml:270
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -3304,7 +3637,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:246:5",
+    "rules/canonicalize.yaml:270:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -3313,14 +3646,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:250:19", 0},
+      {"t", "rules/canonicalize.yaml:274:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:250:22"},
+      {"_", "rules/canonicalize.yaml:274:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:250:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:274:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:252:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:276:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -3368,13 +3701,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:250:19)
+  /// t  (rules/canonicalize.yaml:274:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:250:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:274:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3385,18 +3718,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:253:5:
+  /// Variant 0, rules/canonicalize.yaml:277:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:254:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:278:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:253:5",
-        "rules/canonicalize.yaml:254:11")) return false;
+        "rules/canonicalize.yaml:277:5",
+        "rules/canonicalize.yaml:278:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3414,7 +3747,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:246:5",
+            "rules/canonicalize.yaml:270:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3436,7 +3769,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:258
+// Generated from: rules/canonicalize.yaml:282
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -3444,7 +3777,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:258:5",
+    "rules/canonicalize.yaml:282:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -3453,40 +3786,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:261:35", 0},
+      {"p", "rules/canonicalize.yaml:285:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:261:38", 1},
+      {"i0", "rules/canonicalize.yaml:285:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:261:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:261:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:285:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:285:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:261:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:261:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:285:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:285:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:261:75", 2},
+      {"i1", "rules/canonicalize.yaml:285:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:261:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:261:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:285:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:285:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:261:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:261:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:285:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:285:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:261:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:261:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:285:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:285:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:263:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:287:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:264:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:288:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:264:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:288:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:265:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:289:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:265:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:289:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -3534,19 +3867,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:261:35)
+  /// p  (rules/canonicalize.yaml:285:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:261:38)
+  /// i0  (rules/canonicalize.yaml:285:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:261:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:285:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -3555,7 +3888,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:261:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:285:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -3564,13 +3897,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:261:75)
+  /// i1  (rules/canonicalize.yaml:285:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:261:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:285:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -3579,7 +3912,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:261:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:285:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -3589,7 +3922,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:261:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:285:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3600,18 +3933,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:266:5:
+  /// Variant 0, rules/canonicalize.yaml:290:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:267:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:291:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:266:5",
-        "rules/canonicalize.yaml:267:11")) return false;
+        "rules/canonicalize.yaml:290:5",
+        "rules/canonicalize.yaml:291:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3629,7 +3962,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:258:5",
+            "rules/canonicalize.yaml:282:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3651,7 +3984,7 @@ class PresentRestackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:277
+// Generated from: rules/canonicalize.yaml:301
 // where_never_true (priority 1002): Where(c, a, b) of a condition false everywhere by construction is b, b of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3659,7 +3992,7 @@ class PresentRestackRule : public RewritePattern {
 const gen::RuleSpec& specWhereNeverTrue() {
   static const gen::RuleSpec spec = {
     "where_never_true",
-    "rules/canonicalize.yaml:277:5",
+    "rules/canonicalize.yaml:301:5",
     3,  // root expr
     // slots
     {"c", "b", "y"},
@@ -3668,18 +4001,18 @@ const gen::RuleSpec& specWhereNeverTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:281:17", 0},
+      {"c", "rules/canonicalize.yaml:305:17", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:281:20"},
+      {"_", "rules/canonicalize.yaml:305:20"},
       // 2: b
-      {"b", "rules/canonicalize.yaml:281:23", 1},
+      {"b", "rules/canonicalize.yaml:305:23", 1},
       // 3: Where(c, _, b)
-      {"Where", "rules/canonicalize.yaml:281:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:305:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:283:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:307:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:284:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
+     {Check::kNative, "rules/canonicalize.yaml:308:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
       gen::nativePredicate("never_true")}},
     // rewrite variants
     {{}},
@@ -3729,13 +4062,13 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// b  (rules/canonicalize.yaml:281:23)
+  /// b  (rules/canonicalize.yaml:305:23)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(kB)) return same(kB, v) && k();
     return bind(kB, v) && k();
   }
 
-  /// y = Where(c, _, b)  (rules/canonicalize.yaml:281:11)
+  /// y = Where(c, _, b)  (rules/canonicalize.yaml:305:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3750,18 +4083,18 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:285:5:
+  /// Variant 0, rules/canonicalize.yaml:309:5:
   ///   y = b
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:286:11", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:310:11", "b")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotB,
-        "rules/canonicalize.yaml:285:5",
-        "rules/canonicalize.yaml:286:11")) return false;
+        "rules/canonicalize.yaml:309:5",
+        "rules/canonicalize.yaml:310:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3779,7 +4112,7 @@ class WhereNeverTrueRule : public RewritePattern {
             root,
             1002,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:277:5",
+            "rules/canonicalize.yaml:301:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3801,7 +4134,7 @@ class WhereNeverTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:288
+// Generated from: rules/canonicalize.yaml:312
 // where_always_true (priority 1001): Where(c, a, b) of a condition true everywhere by construction is a, a of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3809,7 +4142,7 @@ class WhereNeverTrueRule : public RewritePattern {
 const gen::RuleSpec& specWhereAlwaysTrue() {
   static const gen::RuleSpec spec = {
     "where_always_true",
-    "rules/canonicalize.yaml:288:5",
+    "rules/canonicalize.yaml:312:5",
     3,  // root expr
     // slots
     {"c", "a", "y"},
@@ -3818,18 +4151,18 @@ const gen::RuleSpec& specWhereAlwaysTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:292:17", 0},
+      {"c", "rules/canonicalize.yaml:316:17", 0},
       // 1: a
-      {"a", "rules/canonicalize.yaml:292:20", 1},
+      {"a", "rules/canonicalize.yaml:316:20", 1},
       // 2: _
-      {"_", "rules/canonicalize.yaml:292:23"},
+      {"_", "rules/canonicalize.yaml:316:23"},
       // 3: Where(c, a, _)
-      {"Where", "rules/canonicalize.yaml:292:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:316:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:294:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:318:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:295:12", "c", gen::kNoSlot, {"c"}, {0},
+     {Check::kNative, "rules/canonicalize.yaml:319:12", "c", gen::kNoSlot, {"c"}, {0},
       "always_true", gen::nativePredicate("always_true")}},
     // rewrite variants
     {{}},
@@ -3879,13 +4212,13 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// a  (rules/canonicalize.yaml:292:20)
+  /// a  (rules/canonicalize.yaml:316:20)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     return bind(kA, v) && k();
   }
 
-  /// y = Where(c, a, _)  (rules/canonicalize.yaml:292:11)
+  /// y = Where(c, a, _)  (rules/canonicalize.yaml:316:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3900,18 +4233,18 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:296:5:
+  /// Variant 0, rules/canonicalize.yaml:320:5:
   ///   y = a
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/canonicalize.yaml:297:11", "a")) return false;
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:321:11", "a")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotA,
-        "rules/canonicalize.yaml:296:5",
-        "rules/canonicalize.yaml:297:11")) return false;
+        "rules/canonicalize.yaml:320:5",
+        "rules/canonicalize.yaml:321:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3929,7 +4262,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
             root,
             1001,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:288:5",
+            "rules/canonicalize.yaml:312:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3951,7 +4284,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:299
+// Generated from: rules/canonicalize.yaml:323
 // add_computed_zero (priority 101): Add(x, z) (in either order) of z zero everywhere by construction is x, x of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3959,7 +4292,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 const gen::RuleSpec& specAddComputedZero() {
   static const gen::RuleSpec spec = {
     "add_computed_zero",
-    "rules/canonicalize.yaml:299:5",
+    "rules/canonicalize.yaml:323:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -3968,16 +4301,16 @@ const gen::RuleSpec& specAddComputedZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:303:15", 0},
+      {"x", "rules/canonicalize.yaml:327:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:303:18", 1},
+      {"z", "rules/canonicalize.yaml:327:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:303:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:327:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:305:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:329:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:306:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
+     {Check::kNative, "rules/canonicalize.yaml:330:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
       gen::nativePredicate("all_zero")}},
     // rewrite variants
     {{}},
@@ -4028,18 +4361,18 @@ class AddComputedZeroMatch : public CanonicalizeSharedMatch<AddComputedZeroIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:307:5:
+  /// Variant 0, rules/canonicalize.yaml:331:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:308:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:332:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:307:5",
-        "rules/canonicalize.yaml:308:11")) return false;
+        "rules/canonicalize.yaml:331:5",
+        "rules/canonicalize.yaml:332:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4057,7 +4390,7 @@ class AddComputedZeroRule : public RewritePattern {
             root,
             101,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:299:5",
+            "rules/canonicalize.yaml:323:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4105,6 +4438,7 @@ void populateCanonicalize(RuleSet& rules) {
       "batched_heads_masked_to_4d",
       op::kReshape,
       0));
+  rules.add(std::make_unique<MasksSummedFirstRule>("masks_summed_first", op::kSoftmax, 0));
   rules.add(std::make_unique<ReshapeBackRule>("reshape_back", op::kReshape, 0));
   rules.add(std::make_unique<TransposeThrough3dRule>("transpose_through_3d", op::kReshape, 0));
   rules.add(std::make_unique<TransposePairRule>("transpose_pair", op::kTranspose, 0));

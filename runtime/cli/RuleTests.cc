@@ -195,6 +195,28 @@ void runCase(const std::string& file, const YAML::Node& c, const RuleSet& rules,
                              ")");
       }
     }
+    if (c["applied"]) {
+      if (!c["applied"].IsMap())
+        throw TestFileError(at(file, c["applied"]) + ": applied maps rule names to counts");
+      // A rule whose alternatives have several root ops runs as rule/Op: its parts add up.
+      for (const auto& kv : c["applied"]) {
+        const std::string rule = kv.first.as<std::string>();
+        const long expected = kv.second.as<long>();
+        long got = 0;
+        bool known = false;
+        for (const RuleStats& r : result.stats.rules)
+          if (r.name == rule || r.name.rfind(rule + "/", 0) == 0) {
+            got += static_cast<long>(r.applied);
+            known = true;
+          }
+        if (!known)
+          throw TestFileError(at(file, kv.first) + ": applied: no rule named '" + rule +
+                              "' in the rules tested");
+        if (got != expected)
+          problems.push_back("rewrites by " + rule + ": expected " + std::to_string(expected) +
+                             ", got " + std::to_string(got));
+      }
+    }
     if (c["unchanged"] && c["unchanged"].as<bool>() && result.stats.rewrites != 0)
       problems.push_back("expected no rewrite, got " + std::to_string(result.stats.rewrites) +
                          " (ops before: " + listText(ops_before) + ", after: " + listText(ops) +

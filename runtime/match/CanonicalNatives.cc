@@ -401,6 +401,64 @@ bool slicesWhole(const MatchContext& ctx, ValueArgs args) {
   return true;
 }
 
+/// A mask value no score survives: at most -2^100 (finfo.min, -inf, ...).
+constexpr double kHugeNegative = -1.2676506002282294e30;  // -2^100
+
+bool zeroOrHuge(double x) { return x == 0 || x <= kHugeNegative; }
+
+/// True when every element of float `v` is 0 or at most -2^100, by construction: constants,
+/// ConstantOfShape, Where of two such values, Where(Cast(x, bool), such a value, x) (x where
+/// it is 0: Hugging Face's masked_fill(inverted.bool(), finfo.min)), sums of such values,
+/// and element moves of one (Expand, Reshape, Unsqueeze, Squeeze, Transpose, Slice, Tile,
+/// Concat, float casts).
+bool zeroOrHugeValue(const MatchContext& ctx, ValueId v, int depth) {
+  if (v == kNoId || depth > kMaxDepth) return false;
+  const int32_t elem = valueElemType(ctx.graph, v);
+  if (elem != TensorProto::FLOAT && elem != TensorProto::DOUBLE) return false;
+  if (constantTensor(ctx.graph, v)) {
+    std::vector<double> values;
+    return readConstantDoubles(ctx.model, ctx.graph, v, values, 1 << 16) &&
+           std::all_of(values.begin(), values.end(), zeroOrHuge);
+  }
+  const Node* n = ctx.graph.producerOf(v);
+  if (!n || !n->live() || !n->domain().empty() || n->inputs().empty()) return false;
+  const std::string& op = n->opType();
+  auto input = [&](size_t i) {
+    return i < n->inputs().size() && zeroOrHugeValue(ctx, n->input(i), depth + 1);
+  };
+  if (op == "ConstantOfShape") {
+    const onnx::AttributeProto* value = n->attribute("value");
+    if (!value) return true;  // zeros
+    const std::optional<double> x =
+        value->has_t() ? uniformTensor(ctx.model, value->t()) : std::nullopt;
+    return x && zeroOrHuge(*x);
+  }
+  if (op == "Where" && n->inputs().size() == 3) {
+    if (input(1) && input(2)) return true;
+    // Where(Cast(x, bool), c, x): x is taken only where it is 0.
+    const Node* cast = ctx.graph.producerOf(n->input(0));
+    const onnx::AttributeProto* to = cast ? cast->attribute("to") : nullptr;
+    return cast && cast->live() && cast->domain().empty() && cast->opType() == "Cast" && to &&
+           to->i() == TensorProto::BOOL && cast->input(0) == n->input(2) && input(1);
+  }
+  if (op == "Add" && n->inputs().size() == 2) return input(0) && input(1);
+  if (op == "Concat") {
+    for (size_t i = 0; i < n->inputs().size(); ++i)
+      if (!input(i)) return false;
+    return true;
+  }
+  if (op == "Cast") return input(0);  // float or double in (checked there) and out
+  if (op == "Expand" || op == "Reshape" || op == "Unsqueeze" || op == "Squeeze" ||
+      op == "Transpose" || op == "Slice" || op == "Tile" || op == "Identity")
+    return input(0);
+  return false;
+}
+
+/// zero_or_masked(m): see zeroOrHugeValue.
+bool zeroOrMasked(const MatchContext& ctx, ValueArgs args) {
+  return zeroOrHugeValue(ctx, args[0], 0);
+}
+
 }  // namespace
 
 NativeFamily canonicalNatives() {
@@ -419,6 +477,10 @@ NativeFamily canonicalNatives() {
        "y = Slice(x, ...) takes every axis it slices whole: starts 0, steps 1, each end x's "
        "dim on that axis (read at run time from a value with the same dim, or a constant "
        "at least its static size)"},
+      {"zero_or_masked", 1, &zeroOrMasked,
+       "every element of the float or double m is 0 or at most -2^100 (finfo.min, -inf) by "
+       "construction: constants, ConstantOfShape, Where of such values or Where(Cast(x, "
+       "bool), such a value, x), their sums and element moves"},
       {"computed_from_dims", 1, &computedFromDims,
        "y, a float or double of one element and no constant itself, is computed from static "
        "dims read out of a Shape and constants alone (Gather, casts, arithmetic, Sqrt, "

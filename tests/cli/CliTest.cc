@@ -733,6 +733,28 @@ TEST_F(CliTest, ARuleTestWithAWrongCountFailsShowingWhatDiffered) {
                        "1 case(s): 0 passed, 1 failed\n");
 }
 
+TEST_F(CliTest, ARuleTestCountsTheRewritesOfARule) {
+  const std::string file = dir_.file("canon.test.yaml");
+  writeFile(file, ruleTestFile("    applied: { identity: 1 }\n"));
+  CommandResult r = cli("test " + shellQuote(file));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  writeFile(file, ruleTestFile("    applied: { identity: 2, add_zero: 0 }\n"));
+  r = cli("test " + shellQuote(file));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "[  FAILED  ] " + file +
+                       ":3:5: identity\n"
+                       "      rewrites by identity: expected 2, got 1\n"
+                       "1 case(s): 0 passed, 1 failed\n");
+  // Rules split by root op count together; a name no rule has is a broken file.
+  writeFile(file, ruleTestFile("    applied: { scalar_of_static_dims: 0, no_such_rule: 1 }\n"));
+  r = cli("test " + shellQuote(file));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("[  ERROR   ] " + file +
+                       ":11:42: applied: no rule named 'no_such_rule' in the rules tested"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(CliTest, ABrokenRuleTestFileIsAnErrorNamingWhere) {
   const std::string file = dir_.file("broken.test.yaml");
   writeFile(file, "rules: [x.yaml]\n");

@@ -882,8 +882,30 @@ struct BatchedHeadsSpec {
   /// scores' key length read from K (src_len = key_states.size(1)). With `cross`, K and V
   /// are the cached encoder heads past_k, past_v themselves (no projection, no present).
   bool past = false;
+  /// With two masks (opset 13 and later, no past): not inputs but built as CLIP's text
+  /// encoder (transformers < 4.48) builds them: mask1 by _make_causal_mask (full((S, S),
+  /// finfo.min) masked_fill'ed with 0 where arange < (arange + 1).view(S, 1), expanded to
+  /// [B, 1, S, S]), mask2 by _expand_mask of the int64 input am [B, S] (inv = 1 - am
+  /// expanded, masked_fill(inv.bool(), finfo.min)).
+  bool clip_masks = false;
   int opset = 14;
 };
+
+/// The statements of BatchedHeadsSpec::clip_masks, reading bsz1 and tgt1.
+std::string clipMasks() {
+  return "cshape = Concat <axis = 0> (tgt1, tgt1)\n"
+         "cfull = ConstantOfShape <value = float[1] {-3.4028234663852886e38}> (cshape)\n"
+         "csh = Shape(cfull)\ncsz = Gather <axis = 0> (csh, cim1)\n"
+         "cr = Range(ci0, csz, ci1)\ncr1 = Add(cr, ci1)\n"
+         "csz1 = Unsqueeze(csz, cax0)\nrshape = Concat <axis = 0> (csz1, cone)\n"
+         "crows = Reshape(cr1, rshape)\ncless = Less(cr, crows)\n"
+         "causal = Where(cless, czero, cfull)\nc4 = Unsqueeze(causal, cax01)\n"
+         "eshape = Concat <axis = 0> (bsz1, cone, tgt1, tgt1)\n"
+         "mask1 = Expand(c4, eshape)\n"
+         "am4 = Unsqueeze(am, cax12)\name = Expand(am4, eshape)\n"
+         "amf = Cast <to = 1> (ame)\ninv = Sub(cone_f, amf)\n"
+         "invb = Cast <to = 9> (inv)\nmask2 = Where(invb, cmin, inv)\n";
+}
 
 std::string batchedHeadsModel(const BatchedHeadsSpec& spec) {
   std::string inits, body;
@@ -950,6 +972,12 @@ std::string batchedHeadsModel(const BatchedHeadsSpec& spec) {
             ")\n"
             "sshape3 = Concat <axis = 0> (bn1, tgt1, " +
             src1 + ")\n";
+  if (spec.clip_masks) {
+    init("int64 ci0 = {0}, int64 ci1 = {1}, int64 cim1 = {-1}, int64[1] cone = {1}");
+    init("int64[1] cax0 = {0}, int64[2] cax01 = {0, 1}, int64[2] cax12 = {1, 2}");
+    init("float czero = {0.0}, float cone_f = {1.0}, float cmin = {-3.4028234663852886e38}");
+    body += clipMasks();
+  }
   std::string scores = "scores";
   for (int i = 1; i <= spec.masks; ++i) {
     const std::string n = std::to_string(i);
@@ -979,9 +1007,10 @@ std::string batchedHeadsModel(const BatchedHeadsSpec& spec) {
                    n;
     }
   const std::string keys = cached_cross ? "4" : spec.past ? "9" : "5";
-  for (int i = 1; i <= spec.masks; ++i)
+  for (int i = 1; i <= spec.masks && !spec.clip_masks; ++i)
     signature += ", float[" + (spec.dynamic ? "B, 1, S, " + spec.mask_keys : "3, 1, 5, " + keys) +
                  "] mask" + std::to_string(i);
+  if (spec.clip_masks) signature += spec.dynamic ? ", int64[B, S] am" : ", int64[3, 5] am";
   return "<ir_version: 7, opset_import: [\"\" : " + std::to_string(spec.opset) + "]>\ng (" +
          signature + ") => (" + outputs + ")\n<" + inits + ">\n{\n" + body + "}\n";
 }
@@ -1067,9 +1096,9 @@ TEST(MultiHeadAttentionRule, FusesHeadsMergedIntoTheBatchInWhisperAndCrossAttent
     }
 }
 
-// CLIP's two masks, each added in 4-D: the views between them go (reshape_back) and the
-// attention is the 4-D one, but (s + m1) + m2 is not s + (m1 + m2) in float: no fused op
-// takes two masks, so the Softmax stays.
+// Two masks of any values, each added in 4-D: the views between them go (reshape_back) and
+// the attention is the 4-D one, but (s + m1) + m2 is not s + (m1 + m2) in float for every
+// m1 and m2: no fused op takes two masks, so the Softmax stays.
 TEST(MultiHeadAttentionRule, KeepsTwoMasksAddedOneAfterTheOther) {
   for (bool dynamic : {false, true}) {
     SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
@@ -1080,6 +1109,29 @@ TEST(MultiHeadAttentionRule, KeepsTwoMasksAddedOneAfterTheOther) {
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "Softmax"), 1) << ::testing::PrintToString(ops);
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "Add"), 2 + 4) << "two masks, four biases";
     expectSameInOrt(text);
+  }
+}
+
+// CLIP's own two masks hold only 0 and finfo.min, so their sum added once is the same
+// (masks_summed_first): one MultiHeadAttention with it as attention_bias. Compared in ONNX
+// Runtime on 0/1 attention masks, which pad keys (and whole rows when key 0 is padded).
+TEST(MultiHeadAttentionRule, FusesClipsCausalAndPaddingMasksAsTheirSum) {
+  for (bool dynamic : {false, true}) {
+    SCOPED_TRACE(dynamic ? "B, S read at run time" : "constant shapes");
+    BatchedHeadsSpec spec = batchedHeads(dynamic);
+    spec.masks = 2, spec.clip_masks = true;
+    const std::string text = batchedHeadsModel(spec);
+    onnx::ModelProto model;
+    const Ops ops = fuse(text, &model);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+        << ::testing::PrintToString(ops);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Softmax"), 0);
+    for (int seed : {1, 2, 3}) {
+      const testing::OracleVerdict v =
+          testing::compareInOrt(testing::parseModel(text), model, {"B=2", "S=5"},
+                                "--int-range am=0:2 --seed " + std::to_string(seed));
+      EXPECT_TRUE(v.equal) << "seed " << seed << ": " << v.report;
+    }
   }
 }
 
