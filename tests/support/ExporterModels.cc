@@ -164,6 +164,14 @@ class GraphBuilder {
   /// unoptimized dynamo export the Identity that renames the inlined function's output.
   std::string returned(const std::string& x) { return unoptimized_ ? node("Identity", {x}) : x; }
 
+  /// The first input of the node that made `v` (the Reshape under a head split's Transpose).
+  std::string producerInput(const std::string& v) const {
+    for (const onnx::NodeProto& n : graph_.node())
+      for (const std::string& out : n.output())
+        if (out == v) return n.input(0);
+    throw std::logic_error("no node makes " + v);
+  }
+
   /// Declares float value `v`'s shape, as the exporters' own shape propagation knows it
   /// where ONNX's inference (run on the whole model at the end) cannot follow the shape
   /// arithmetic.
@@ -449,9 +457,11 @@ class ModelWriter {
   /// Div by sqrt(head_dim), mask; `kt` is k already transposed. SDPA (dynamo, torchlib):
   /// Mul(q, sqrt(scale)), Mul(Transpose(k), sqrt(scale)), MatMul, Add(mask). With
   /// `sdpa_causal` or the kTo4d mask in TorchScript, torch's SDPA symbolic
-  /// (torchScriptSdpaScores).
+  /// (torchScriptSdpaScores). SDPA's is_causal mask reads K's length from `k_heads` when
+  /// given (the heads whose transpose TorchScript merged into the `k_transposed` k), else k.
   std::string attend(const std::string& q, const std::string& k, const std::string& v,
-                     const std::string& mask, bool k_transposed, bool sdpa_causal = false) {
+                     const std::string& mask, bool k_transposed, bool sdpa_causal = false,
+                     const std::string& k_heads = "") {
     std::string scores;
     if (ts_ && (sdpa_causal || *s_.causal_mask == CausalMask::kTo4d)) {
       scores = torchScriptSdpaScores(q, k_transposed ? k : transpose(k, {0, 1, 3, 2}));
@@ -485,7 +495,8 @@ class ModelWriter {
     } else if (!mask.empty()) {
       scores = b_.node("Add", {scores, mask});
     }
-    if (sdpa_causal) scores = b_.node("Add", {scores, sdpaCausalMask(q, k)});
+    if (sdpa_causal)
+      scores = b_.node("Add", {scores, sdpaCausalMask(q, k_heads.empty() ? k : k_heads)});
     std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
     if (bool_mask) probs = b_.node("Where", {b_.node("IsNaN", {probs}), zero, probs});
     return b_.node("MatMul", {probs, v});
@@ -905,9 +916,10 @@ class ModelWriter {
     const bool where = *s_.causal_mask == CausalMask::kWhere;
     enterModel("transformer");
     const bool to4d = *s_.causal_mask == CausalMask::kTo4d;
+    const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;  // is_causal, no attention_mask
     std::string mask = to4d ? to4dMask() : s_.padding_mask ? paddingMask() : "";
     std::string tril;
-    if (where || to4d) {
+    if (where || to4d || sdpa) {
       // Every GPT2Attention has its own tril buffer "bias"; the layers below make theirs.
     } else {
       // _prepare_4d_causal_attention_mask: causal and padding in one additive mask.
@@ -930,6 +942,10 @@ class ModelWriter {
       const bool cache = s_.past || s_.presents;
       std::string k =
           splitHeads(qkv[1], s_.heads, ts_ && !cache ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
+      // SDPA's is_causal mask reads the length of the K heads, which TorchScript keeps
+      // beside the Transpose it merged into K's.
+      std::string k_heads;
+      if (sdpa && ts_) k_heads = transpose(b_.producerInput(k), {0, 2, 1, 3});
       std::string v = splitHeads(qkv[2], s_.heads, {0, 2, 1, 3});
       std::string kc;
       if (s_.past && s_.stacked_past) {
@@ -950,7 +966,7 @@ class ModelWriter {
         if (!mask.empty()) scores = b_.node("Add", {scores, mask});
         ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
       } else {
-        ctx = attend(q, k, v, mask, ts_ && !(to4d && cache));
+        ctx = attend(q, k, v, mask, ts_ && !(to4d && cache), sdpa, k_heads);
       }
       std::string a = conv1d(mergeHeads(ctx, ln1), h, h, "c_proj");
       enterLayer(i, "transformer.h");
@@ -1394,8 +1410,10 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (!ts && (s.opset < 18 || s.opset > 24))
     throw std::invalid_argument("the dynamo exporter emits opsets 18-24");
   const bool decoder_with_rope = s.family == ModelFamily::kLlama || s.family == ModelFamily::kPhi;
-  if (*s.causal_mask == CausalMask::kSdpa && !decoder_with_rope)
-    throw std::invalid_argument("the SDPA is_causal form is built for llama and phi");
+  if (*s.causal_mask == CausalMask::kSdpa && !decoder_with_rope &&
+      (s.family != ModelFamily::kGpt2 || s.padding_mask))
+    throw std::invalid_argument(
+        "the SDPA is_causal form is built for llama, phi and gpt2 without a padding mask");
   if (*s.causal_mask == CausalMask::kBool && (!decoder_with_rope || ts))
     throw std::invalid_argument("the boolean mask is built for llama and phi, dynamo");
   if (!ts && *s.causal_mask == CausalMask::kWhere && !decoder_with_rope &&
@@ -1415,9 +1433,10 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument("mask_sliced_by_keys slices llama's and phi's attention_mask");
   if (s.one_token && (!s.past || s.merged))
     throw std::invalid_argument("one_token is a decoding step with past, not merged");
-  if (!s.padding_mask && (s.family == ModelFamily::kGpt2
-                              ? *s.causal_mask != CausalMask::kWhere
-                              : s.family != ModelFamily::kBert && s.family != ModelFamily::kT5))
+  if (!s.padding_mask &&
+      (s.family == ModelFamily::kGpt2
+           ? *s.causal_mask != CausalMask::kWhere && *s.causal_mask != CausalMask::kSdpa
+           : s.family != ModelFamily::kBert && s.family != ModelFamily::kT5))
     throw std::invalid_argument(
         "only gpt2's per-layer causal Where, bert and t5 go without a padding mask (vit has "
         "none)");

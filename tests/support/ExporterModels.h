@@ -72,7 +72,8 @@ enum class CausalMask {
   /// per layer: scaled_dot_product_attention(is_causal=True) without attention_mask (HF's
   /// sdpa attention when nothing is padded), as torch.onnx writes it:
   /// Add(scores, Where(Equal(Trilu(Expand(1, [L, S]), upper=0), 0), -inf, 0)) with L and S
-  /// read from the Q and K heads (llama, phi).
+  /// read from the Q and K heads (llama, phi; gpt2 without padding_mask, as GPT2SdpaAttention
+  /// and nanoGPT's flash path run it).
   kSdpa,
   /// llama, phi (dynamo): a boolean attention_mask input [batch, 1, seq, seq] (causal and
   /// padding together, True where a key may be read, as transformers >= 4.53's sdpa_mask
@@ -133,8 +134,9 @@ struct ExporterModelSpec {
   std::optional<AttentionImpl> attention;
   /// dynamo only: keep the Identity nodes and Constant literals no optimizer removed.
   bool unoptimized = false;
-  /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo; or kTo4d. llama, phi: kSdpa,
-  /// kBool, kTo4d or the attention_mask input (any other value). heads: kWhere (unset or
+  /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo; or kTo4d, or kSdpa without a
+  /// padding mask (GPT2SdpaAttention's is_causal when no attention_mask is given). llama, phi:
+  /// kSdpa, kBool, kTo4d or the attention_mask input (any other value). heads: kWhere (unset or
   /// set).
   std::optional<CausalMask> causal_mask;
   /// llama and phi; unset: kGather for TorchScript, kComputed for dynamo.

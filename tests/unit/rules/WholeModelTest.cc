@@ -94,6 +94,14 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kSdpa; }));
   cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_sdpa_causal",
                            [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kSdpa; }));
+  // GPT-2's SDPA attention without attention_mask (transformers 4.39-4.47; nanoGPT's flash
+  // path alike): is_causal, its mask built from the Q and K heads' lengths.
+  cases.push_back(makeCase(
+      ModelFamily::kGpt2, Exporter::kTorchScript, "_sdpa_causal",
+      [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kSdpa, s.padding_mask = false; }));
+  cases.push_back(makeCase(
+      ModelFamily::kGpt2, Exporter::kDynamo, "_sdpa_causal",
+      [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kSdpa, s.padding_mask = false; }));
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_sdpa_causal_opset23",
                            [](ExporterModelSpec& s) {
                              s.opset = 23;
@@ -471,6 +479,9 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
   });
   rejects([](ExporterModelSpec& s) { s.merged = true, s.causal_mask = CausalMask::kSdpa; });
   rejects([](ExporterModelSpec& s) { s.presents = true, s.causal_mask = CausalMask::kTo4d; });
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kGpt2, s.causal_mask = CausalMask::kSdpa;  // is_causal: no mask
+  });
   rejects([](ExporterModelSpec& s) {
     s.family = ModelFamily::kBert, s.causal_mask = CausalMask::kTo4d;  // an encoder
   });
