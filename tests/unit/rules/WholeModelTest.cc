@@ -102,6 +102,11 @@ std::vector<WholeModelCase> wholeModelCases() {
   cases.push_back(makeCase(
       ModelFamily::kGpt2, Exporter::kDynamo, "_sdpa_causal",
       [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kSdpa, s.padding_mask = false; }));
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kDynamo, "_sdpa_causal_opset23",
+                           [](ExporterModelSpec& s) {
+                             s.causal_mask = CausalMask::kSdpa, s.padding_mask = false;
+                             s.opset = 23;
+                           }));
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_sdpa_causal_opset23",
                            [](ExporterModelSpec& s) {
                              s.opset = 23;
@@ -196,6 +201,8 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.opset = 14, s.embeddings = true; }));
   cases.push_back(makeCase(ModelFamily::kVit, Exporter::kDynamo, "_embeddings",
                            [](ExporterModelSpec& s) { s.embeddings = true; }));
+  cases.push_back(makeCase(ModelFamily::kVit, Exporter::kDynamo, "_opset23",
+                           [](ExporterModelSpec& s) { s.opset = 23; }));
   // BERT's SDPA attention (transformers 4.41 and later): the padding mask by
   // _prepare_4d_attention_mask_for_sdpa (Where(bool(1 - m), finfo.min, 1 - m) expanded to
   // [batch, 1, seq, seq]), TorchScript's SDPA symbolic computing the scale from the head size.
