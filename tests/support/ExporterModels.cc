@@ -334,6 +334,15 @@ class ModelWriter {
     return b_.node("Concat", parts, {attrInt("axis", axis)});
   }
 
+  /// The size of an n-dim `x.expand(...)` with its -1s ("keep this dim") made 1s, which
+  /// Expand broadcasts the same: TorchScript's Where(Equal(size, -1), 1, size) (its
+  /// ones_like folded), torchlib's aten_expand Abs(size).
+  std::string expandSize(const std::string& size, size_t n) {
+    if (!ts_) return b_.node("Abs", {size});
+    return b_.node("Where",
+                   {b_.node("Equal", {size, b_.ints(Ints(n, -1))}), b_.ints(Ints(n, 1)), size});
+  }
+
   /// nn.Linear on a 3-D input with a pre-transposed weight [in, out] (the exporters fold
   /// the Transpose): TorchScript Add(bias, MatMul), dynamo Add(MatMul, bias).
   std::string linear(const std::string& x, int in, int out, bool bias, const std::string& name) {
@@ -453,17 +462,25 @@ class ModelWriter {
                               b_.node("Mul", {kt, b_.node("Sqrt", {scale})})});
   }
 
+  /// True when the model calls scaled_dot_product_attention: bert's and vit's
+  /// attn_implementation, the decoders' SDPA forms (is_causal, or the to_4d mask read by
+  /// SDPA).
+  bool sdpaAttention() const {
+    if (s_.attention) return *s_.attention == AttentionImpl::kSdpa;
+    return *s_.causal_mask == CausalMask::kSdpa || *s_.causal_mask == CausalMask::kTo4d;
+  }
+
   /// Scores -> probabilities -> context. Eager attention (TorchScript): MatMul(q, k^T),
   /// Div by sqrt(head_dim), mask; `kt` is k already transposed. SDPA (dynamo, torchlib):
-  /// Mul(q, sqrt(scale)), Mul(Transpose(k), sqrt(scale)), MatMul, Add(mask). With
-  /// `sdpa_causal` or the kTo4d mask in TorchScript, torch's SDPA symbolic
-  /// (torchScriptSdpaScores). SDPA's is_causal mask reads K's length from `k_heads` when
-  /// given (the heads whose transpose TorchScript merged into the `k_transposed` k), else k.
+  /// Mul(q, sqrt(scale)), Mul(Transpose(k), sqrt(scale)), MatMul, Add(mask). SDPA in
+  /// TorchScript (sdpaAttention): torch's SDPA symbolic (torchScriptSdpaScores). SDPA's is_causal
+  /// mask reads K's length from `k_heads` when given (the heads whose transpose TorchScript merged
+  /// into the `k_transposed` k), else k.
   std::string attend(const std::string& q, const std::string& k, const std::string& v,
                      const std::string& mask, bool k_transposed, bool sdpa_causal = false,
                      const std::string& k_heads = "") {
     std::string scores;
-    if (ts_ && (sdpa_causal || *s_.causal_mask == CausalMask::kTo4d)) {
+    if (ts_ && sdpaAttention()) {
       scores = torchScriptSdpaScores(q, k_transposed ? k : transpose(k, {0, 1, 3, 2}));
     } else if (ts_) {
       std::string kt = k_transposed ? k : transpose(k, {0, 1, 3, 2});
@@ -540,17 +557,14 @@ class ModelWriter {
   /// bert's SDPA mask, _prepare_4d_attention_mask_for_sdpa(mask, float, tgt_len=seq) as
   /// traced (its all-ones shortcut is not taken under tracing), i.e. _expand_mask:
   /// inv = 1.0 - mask[:, None, None, :].expand(bsz, 1, seq, src_len).to(float), then
-  /// inv.masked_fill(inv.to(bool), finfo.min). expand's size resolves -1s as in
-  /// vitEmbeddings (TorchScript's Where(Equal), torchlib's Abs).
+  /// inv.masked_fill(inv.to(bool), finfo.min) (expand's size by expandSize).
   std::string expandedMask() {
     std::string am = maskInput();
     std::string m = unsqueeze(unsqueeze(am, {1}), {2});
     const std::string from = s_.embeddings ? "input_ids" : "hidden_states";
     std::string size = concat({dim(am, 0), b_.ints({1}), dim(from, 1), dim(am, 1)});
-    size = ts_ ? b_.node("Where", {b_.node("Equal", {size, b_.ints({-1, -1, -1, -1})}),
-                                   b_.ints({1, 1, 1, 1}), size})
-               : b_.node("Abs", {size});
-    std::string e = b_.node("Cast", {b_.node("Expand", {m, size})}, {attrInt("to", 1)});
+    std::string e =
+        b_.node("Cast", {b_.node("Expand", {m, expandSize(size, 4)})}, {attrInt("to", 1)});
     b_.declare(e, {"batch", "1", "seq", s_.past ? "total" : "seq"});  // torch's inference follows
     std::string inv = b_.node("Sub", {b_.scalar(1.0f), e});
     std::string set = b_.node("Cast", {inv}, {attrInt("to", onnx::TensorProto::BOOL)});
@@ -586,10 +600,7 @@ class ModelWriter {
     } else {
       total = unsqueeze(b_.node("Add", {seq, b_.ints({0}, true)}), {0});
     }
-    std::string shape = concat({dim("hidden_states", 0), b_.ints({1}), s, total});
-    shape = ts_ ? b_.node("Where", {b_.node("Equal", {shape, b_.ints({-1, -1, -1, -1})}),
-                                    b_.ints({1, 1, 1, 1}), shape})
-                : b_.node("Abs", {shape});
+    std::string shape = expandSize(concat({dim("hidden_states", 0), b_.ints({1}), s, total}), 4);
     std::string causal4d = b_.node("Expand", {unsqueeze(unsqueeze(causal, {0}), {1}), shape});
     // torch's inference follows the size.
     b_.declare(causal4d, {"batch", "1", "seq", s_.past ? "total" : "seq"});
@@ -880,11 +891,10 @@ class ModelWriter {
 
   std::string bert() {
     const int h = s_.hidden;
-    const bool sdpa = *s_.attention == AttentionImpl::kSdpa;
     enterModel("embeddings");
     std::string x =
         s_.embeddings ? bertEmbeddings() : layerNorm("hidden_states", 1e-12f, "LayerNorm");
-    std::string mask = sdpa ? expandedMask() : paddingMask();
+    std::string mask = sdpaAttention() ? expandedMask() : paddingMask();
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "encoder.layer");
       std::string q =
@@ -894,14 +904,8 @@ class ModelWriter {
                                  ts_ ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
       std::string v =
           splitHeads(linear(x, h, h, true, "attention.self.value"), s_.heads, {0, 2, 1, 3});
-      std::string ctx;
-      if (sdpa && ts_) {  // SDPA's transpose of K merged into transpose_for_scores' as well
-        std::string scores = b_.node("Add", {torchScriptSdpaScores(q, k), mask});
-        ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
-      } else {
-        ctx = attend(q, k, v, mask, true);
-      }
-      ctx = mergeHeads(ctx, x);
+      // SDPA's transpose of K is merged into transpose_for_scores' as well.
+      std::string ctx = mergeHeads(attend(q, k, v, mask, true), x);
       std::string a = linear(ctx, h, h, true, "attention.output.dense");
       x = layerNorm(b_.node("Add", {a, x}), 1e-12f, "attention.output.LayerNorm");
       std::string inter = geluErf(linear(x, h, s_.ffn, true, "intermediate.dense"));
@@ -1168,9 +1172,7 @@ class ModelWriter {
   /// ViTEmbeddings on pixel_values: the patch projection Conv (kernel = stride = patch),
   /// flatten(2) (TorchScript's _flatten_helper: Reshape to Shape[:2] + [-1]; dynamo:
   /// view(batch, hidden, -1)), transpose(1, 2), cls_token.expand(batch_size, -1, -1)
-  /// concatenated in front, + position_embeddings. TorchScript resolves expand's -1s as
-  /// Where(Equal(size, -1), 1, size) (its ones_like folded); torchlib's aten_expand takes
-  /// Abs(size).
+  /// concatenated in front (expandSize), + position_embeddings.
   std::string vitEmbeddings() {
     const int h = s_.hidden, p = kVitPatch;
     b_.setScope(child("patch_embeddings.projection"));
@@ -1188,17 +1190,12 @@ class ModelWriter {
     std::string flat = b_.node("Reshape", {conv, concat({lead, b_.ints({-1})})});
     std::string patches = transpose(flat, {0, 2, 1});
     std::string cls = b_.param("cls_token", {1, 1, h}, 0.02f);
-    std::string size;
-    if (ts_) {
-      std::string stacked =
-          b_.node("Reshape",
-                  {concat({dim("pixel_values", 0), b_.ints({-1}), b_.ints({-1})}), b_.ints({-1})});
-      std::string unset = b_.node("Equal", {stacked, b_.ints({-1, -1, -1})});
-      size = b_.node("Where", {unset, b_.ints({1, 1, 1}), stacked});
-    } else {
-      size = b_.node("Abs", {concat({dim("pixel_values", 0), b_.ints({-1, -1})})});
-    }
-    std::string expanded = b_.node("Expand", {cls, size});
+    // TorchScript stacks the sizes (Reshape to [-1]); torchlib gets them as one list.
+    std::string size =
+        ts_ ? b_.node("Reshape", {concat({dim("pixel_values", 0), b_.ints({-1}), b_.ints({-1})}),
+                                  b_.ints({-1})})
+            : concat({dim("pixel_values", 0), b_.ints({-1, -1})});
+    std::string expanded = b_.node("Expand", {cls, expandSize(size, 3)});
     std::string tokens = concat({expanded, patches}, 1);
     // torch knows the batch through flatten's and expand's shape arithmetic; ONNX's
     // inference does not.
@@ -1211,26 +1208,20 @@ class ModelWriter {
     return b_.node("Add", {tokens, pos});
   }
 
-  /// ViTSelfAttention on the normed input n, up to the merge of the heads; no mask. Eager:
-  /// MatMul(q, k^T) / sqrt(head_dim). SDPA with scale=None: torchScriptSdpaScores, or
-  /// attend()'s torchlib form (dynamo). TorchScript merges transpose_for_scores' permute of
-  /// K with the key transpose of either (eager's key.transpose(-1, -2), SDPA's swap of the
-  /// last axes).
+  /// ViTSelfAttention on the normed input n, up to the merge of the heads; no mask: attend(),
+  /// but for eager attention in a dynamo export, MatMul(q, Transpose(k)) / sqrt(head_dim)
+  /// (attend()'s dynamo form is SDPA's). TorchScript merges transpose_for_scores' permute
+  /// of K with the key transpose of either (eager's key.transpose(-1, -2), SDPA's swap of
+  /// the last axes).
   std::string vitSelfAttention(const std::string& n) {
     const int h = s_.hidden;
-    const bool eager = *s_.attention == AttentionImpl::kEager;
     std::string q = splitHeads(linear(n, h, h, true, "query"), s_.heads, {0, 2, 1, 3});
     std::string k = splitHeads(linear(n, h, h, true, "key"), s_.heads,
                                ts_ ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
     std::string v = splitHeads(linear(n, h, h, true, "value"), s_.heads, {0, 2, 1, 3});
-    if (eager == ts_) return mergeHeads(attend(q, k, v, "", true), n);
-    std::string scores;
-    if (ts_) {
-      scores = torchScriptSdpaScores(q, k);
-    } else {
-      scores = b_.node("Div", {b_.node("MatMul", {q, transpose(k, {0, 1, 3, 2})}),
-                               b_.scalar(std::sqrt(static_cast<float>(s_.head_dim)))});
-    }
+    if (ts_ || sdpaAttention()) return mergeHeads(attend(q, k, v, "", true), n);
+    std::string scores = b_.node("Div", {b_.node("MatMul", {q, transpose(k, {0, 1, 3, 2})}),
+                                         b_.scalar(std::sqrt(static_cast<float>(s_.head_dim)))});
     std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
     return mergeHeads(b_.node("MatMul", {probs, v}), n);
   }
