@@ -18,10 +18,11 @@ fi
 
 # ---- Debian packages ---------------------------------------------------------
 # clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizer runtimes): the ASan + UBSan
-# build, which also builds the fuzz targets (tests/fuzz).
+# build, which also builds the fuzz targets (tests/fuzz). libmimalloc-dev: the command's
+# allocator (CMakeLists.txt, ONNX_REWRITE_MIMALLOC).
 pkgs=(cmake ninja-build g++ clang-format libonnx-dev libprotobuf-dev protobuf-compiler
       libre2-dev libyaml-cpp-dev llvm-14-dev libgtest-dev libgmock-dev libbenchmark-dev
-      clang-14 libclang-rt-14-dev)
+      clang-14 libclang-rt-14-dev libmimalloc-dev)
 # node/npm may come from elsewhere (e.g. nodesource); only ask Debian for them when absent
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)

@@ -192,6 +192,7 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
               : budget - static_cast<int64_t>(result.stats.rewrites);
       config.listener = options.listener;
       config.verify_rewrites = options.verify_rewrites;
+      config.time_rules = options.time_rules;
       const DriverStats stats = runDriver(ir, selected, config);
       if (budget == DriverConfig::kProportional)
         budget = proportionalRewriteBudget(stats.nodes_before);

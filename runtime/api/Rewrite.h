@@ -56,6 +56,9 @@ struct Options {
   /// (DriverConfig::verify_rewrites). On in every build made with the CMake option
   /// ONNX_REWRITE_VERIFY_REWRITES (the default when tests are built).
   bool verify_rewrites = false;
+  /// Measure each rule's time (Result::stats.rules[i].seconds; two clock reads per attempt,
+  /// a few percent of the driver's time). Off: those seconds stay 0.
+  bool time_rules = false;
 };
 
 /// What a rewrite did.

@@ -196,6 +196,7 @@ int run(const std::vector<std::string>& args, Kept& kept) {
   options.shape_inference = cl.shape_inference;
   options.inline_functions = cl.inline_functions;
   options.base_dir = folderOf(cl.input);
+  options.time_rules = !cl.stats.empty() || !cl.quiet;  // the summary and --stats show them
   Explainer explain(cl.explain, stderr, cl.explain_all);
   if (!cl.explain.empty()) {
     options.listener = &explain;

@@ -38,8 +38,9 @@ struct DriverConfig {
   bool default_budget = false;
   /// Told about every change and, if it asks, every match failure (explain, tracing).
   RewriteListener* listener = nullptr;
-  /// Measure time per rule (two clock reads per attempt).
-  bool time_rules = true;
+  /// Measure time per rule (two clock reads per attempt, a few percent of the driver's
+  /// time): off unless someone reads RuleStats::seconds.
+  bool time_rules = false;
   /// After every rewrite, check over the rewired graph that no outside-visible type or
   /// shape changed, strictly, and throw SoundnessViolation if one did (Rewriter.h). Test
   /// builds (CMake option ONNX_REWRITE_VERIFY_REWRITES) do this whatever the flag says.

@@ -7,6 +7,7 @@
 #include "runtime/driver/OpsetFormOfNode.h"
 #include "runtime/driver/RewritePattern.h"
 #include "runtime/driver/Soundness.h"
+#include "runtime/graph/TensorContent.h"
 #include "runtime/match/Escape.h"
 
 namespace onnx_rewrite {
@@ -97,16 +98,11 @@ NodeId Rewriter::findIdenticalNode(const NodeSpec& spec) const {
 }
 
 ValueId Rewriter::addInitializer(onnx::TensorProto tensor, std::string_view name_hint) {
-  tensor.clear_name();
-  const std::string bytes = tensor.SerializeAsString();
-  const size_t key = std::hash<std::string>{}(bytes);
+  const size_t key = tensorContentHash(tensor);
   auto [first, last] = added_.equal_range(key);
   for (auto it = first; it != last; ++it) {
     const onnx::TensorProto* stored = graph_.value(it->second).initializer();
-    if (!stored) continue;
-    onnx::TensorProto unnamed = *stored;
-    unnamed.clear_name();
-    if (unnamed.SerializeAsString() == bytes) return it->second;
+    if (stored && sameTensorContent(*stored, tensor)) return it->second;
   }
   ValueId v = graph_.addInitializer(std::move(tensor), name_hint);
   if (graph_.value(v).initializer()) added_.emplace(key, v);

@@ -127,7 +127,7 @@ std::vector<Graph*> Model::allGraphs() {
 }
 
 TensorBytes Model::readTensorData(const onnx::TensorProto& tensor, uint64_t max_bytes) {
-  return readTensor(tensor, base_dir_, max_bytes, &external_bytes_read_);
+  return readTensor(tensor, base_dir_, max_bytes, &external_bytes_read_, &external_files_);
 }
 
 }  // namespace onnx_rewrite

@@ -78,6 +78,7 @@ class Model {
   std::unique_ptr<Graph> main_;
   std::vector<std::unique_ptr<Graph>> functions_;
   uint64_t external_bytes_read_ = 0;
+  ExternalFiles external_files_;  // kept open while rules read weights
   ModelAssumptions assumptions_;
   std::vector<std::string> notes_;
   bool finished_ = false;

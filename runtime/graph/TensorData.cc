@@ -116,8 +116,20 @@ ExternalRef externalRef(const TensorProto& tensor) {
   return ref;
 }
 
+ExternalFiles::ExternalFiles() = default;
+ExternalFiles::~ExternalFiles() = default;
+
+const RegularFile* ExternalFiles::find(const std::string& path) {
+  auto it = open_.find(path);
+  return it == open_.end() ? nullptr : it->second.get();
+}
+
+void ExternalFiles::keep(const std::string& path, std::unique_ptr<RegularFile> file) {
+  if (open_.size() < kMaxOpen) open_.emplace(path, std::move(file));
+}
+
 TensorBytes readTensor(const TensorProto& tensor, const std::string& base_dir, uint64_t max_bytes,
-                       uint64_t* external_bytes_read) {
+                       uint64_t* external_bytes_read, ExternalFiles* files) {
   TensorBytes out;
   out.data_type = tensor.data_type();
   out.dims.assign(tensor.dims().begin(), tensor.dims().end());
@@ -134,13 +146,18 @@ TensorBytes readTensor(const TensorProto& tensor, const std::string& base_dir, u
   if (isExternal(tensor)) {
     ExternalRef ref = externalRef(tensor);
     const std::string path = base_dir.empty() ? ref.location : base_dir + "/" + ref.location;
-    RegularFile file(path);
-    if (file.fd() < 0)
-      throw ModelError("cannot open external data file " + quoted(path) + ": " + file.error());
+    std::unique_ptr<RegularFile> opened;
+    const RegularFile* file = files ? files->find(path) : nullptr;
+    if (!file) {
+      opened = std::make_unique<RegularFile>(path);
+      if (opened->fd() < 0)
+        throw ModelError("cannot open external data file " + quoted(path) + ": " + opened->error());
+      file = opened.get();
+    }
     out.bytes.resize(expected);
     size_t done = 0;
     while (done < expected) {
-      const ssize_t n = ::pread(file.fd(), out.bytes.data() + done, expected - done,
+      const ssize_t n = ::pread(file->fd(), out.bytes.data() + done, expected - done,
                                 static_cast<off_t>(ref.offset + done));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
@@ -149,6 +166,7 @@ TensorBytes readTensor(const TensorProto& tensor, const std::string& base_dir, u
     if (done != expected)
       throw ModelError("external data file " + quoted(path) + " is too short for tensor " + name);
     if (external_bytes_read) *external_bytes_read += expected;
+    if (opened && files) files->keep(path, std::move(opened));
   } else if (tensor.has_raw_data()) {
     out.bytes = tensor.raw_data();
   } else {

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -38,12 +40,35 @@ struct ExternalRef {
 };
 ExternalRef externalRef(const onnx::TensorProto& tensor);
 
+class RegularFile;
+
+/// External data files kept open between reads: rules read many small tensors (biases,
+/// scales) from the one file an exporter wrote them all into, and opening it per tensor
+/// was most of what a bias check cost. At most kMaxOpen files stay open (exports that
+/// write a file per tensor have thousands); beyond that each read opens its own.
+class ExternalFiles {
+ public:
+  static constexpr size_t kMaxOpen = 64;
+  ExternalFiles();
+  ~ExternalFiles();
+  ExternalFiles(const ExternalFiles&) = delete;
+  ExternalFiles& operator=(const ExternalFiles&) = delete;
+  /// The open file at `path`, or null when kMaxOpen others are open.
+  const RegularFile* find(const std::string& path);
+  /// Keeps `file` (open) for later reads of `path`, if there is room.
+  void keep(const std::string& path, std::unique_ptr<RegularFile> file);
+
+ private:
+  std::unordered_map<std::string, std::unique_ptr<RegularFile>> open_;
+};
+
 /// Reads `tensor`'s payload, resolving external data against `base_dir`. Throws ModelError
 /// when the payload is larger than `max_bytes`, the file is missing or short, or the
 /// element type has no fixed size. `external_bytes_read`, if given, grows by what was read
-/// from disk.
+/// from disk; `files`, if given, keeps external files open for the next read.
 TensorBytes readTensor(const onnx::TensorProto& tensor, const std::string& base_dir,
-                       uint64_t max_bytes, uint64_t* external_bytes_read = nullptr);
+                       uint64_t max_bytes, uint64_t* external_bytes_read = nullptr,
+                       ExternalFiles* files = nullptr);
 
 /// Element `i` of a numeric tensor as a double (float16/bfloat16 widened).
 double elementAsDouble(const TensorBytes& tensor, int64_t i);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "runtime/graph/ModelError.h"
 #include "runtime/graph/QuotedName.h"
@@ -120,6 +121,12 @@ void checkExternalData(onnx::ModelProto& model, const std::string& base_dir,
       folders.push_back(path.substr(0, std::max<size_t>(path.rfind('/'), 1)));
     }
   }
+  struct FileFacts {
+    long long size = -1;  // -1: could not be opened (error says why)
+    std::string error;
+    bool inside = false;
+  };
+  std::unordered_map<std::string, FileFacts> files;
   forEachTensor(model, [&](onnx::TensorProto& t) {
     if (!isExternal(t)) return;
     ExternalRef ref = externalRef(t);
@@ -127,11 +134,20 @@ void checkExternalData(onnx::ModelProto& model, const std::string& base_dir,
     const std::string path = joinPath(base_dir, ref.location);
     const std::string where =
         "external data file " + quoted(path) + " of tensor " + quoted(t.name());
-    RegularFile file(path);
-    if (file.fd() < 0) throw ModelError(where + ": " + file.error());
-    // The location's text stays inside the folder; a symlink on the way must too, or any
-    // readable file could be linked next to the output.
-    if (!resolvesInside(path, folders))
+    // Each file is opened and resolved once: exporters write all tensors into one file (or
+    // a few), and a 10^5-node model has tens of thousands of tensors.
+    auto [known, first] = files.try_emplace(path);
+    FileFacts& facts = known->second;
+    if (first) {
+      RegularFile file(path);
+      facts.error = file.error();
+      facts.size = file.fd() < 0 ? -1 : file.size();
+      // The location's text stays inside the folder; a symlink on the way must too, or
+      // any readable file could be linked next to the output.
+      facts.inside = file.fd() >= 0 && resolvesInside(path, folders);
+    }
+    if (facts.size < 0) throw ModelError(where + ": " + facts.error);
+    if (!facts.inside)
       throw ModelError(where +
                        " resolves (through a symlink) to a file outside the model's folder");
     const std::optional<int64_t> count = checkedElementCount(t.dims());
@@ -140,7 +156,7 @@ void checkExternalData(onnx::ModelProto& model, const std::string& base_dir,
     if (!bytes) throw ModelError(where + ": the tensor's size is unknown or beyond 2^63 - 1");
     const uint64_t length =
         ref.length >= 0 ? static_cast<uint64_t>(ref.length) : static_cast<uint64_t>(*bytes);
-    const uint64_t size = static_cast<uint64_t>(file.size());
+    const uint64_t size = static_cast<uint64_t>(facts.size);
     if (ref.offset > size || length > size - ref.offset)  // no overflow for huge offsets
       throw ModelError("external data file " + quoted(path) + " is too short for tensor " +
                        quoted(t.name()) + " (needs " + std::to_string(ref.offset) + " + " +

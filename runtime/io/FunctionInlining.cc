@@ -14,7 +14,6 @@
 namespace onnx_rewrite {
 namespace {
 
-using google::protobuf::Message;
 using google::protobuf::RepeatedPtrField;
 using google::protobuf::UnknownField;
 
@@ -31,9 +30,12 @@ constexpr int64_t kMaxInlinedNodes = 4'000'000;
 /// exports nest module, submodule and torchlib functions a handful deep).
 constexpr size_t kMaxCallNesting = 64;
 
-std::vector<std::string> unknownStrings(const Message& m, int field) {
+/// `M` a generated message: its unknown_fields() does not start protobuf's reflection
+/// (which builds the descriptors of all of onnx.proto on first use).
+template <typename M>
+std::vector<std::string> unknownStrings(const M& m, int field) {
   std::vector<std::string> out;
-  const auto& fields = m.GetReflection()->GetUnknownFields(m);
+  const auto& fields = m.unknown_fields();
   for (int i = 0; i < fields.field_count(); ++i)
     if (fields.field(i).number() == field &&
         fields.field(i).type() == UnknownField::TYPE_LENGTH_DELIMITED)
@@ -41,7 +43,8 @@ std::vector<std::string> unknownStrings(const Message& m, int field) {
   return out;
 }
 
-std::string unknownString(const Message& m, int field) {
+template <typename M>
+std::string unknownString(const M& m, int field) {
   std::vector<std::string> all = unknownStrings(m, field);
   return all.empty() ? std::string() : all.back();
 }

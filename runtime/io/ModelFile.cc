@@ -41,7 +41,9 @@ constexpr int kProbeNesting = 1000;
 
 /// Parses the whole of `fd` into `model` with at most `nesting` levels of messages.
 bool parseNested(int fd, int nesting, onnx::ModelProto& model) {
-  google::protobuf::io::FileInputStream raw(fd);
+  // Reads of 1 MiB, not protobuf's 8 KiB: a model with inline weights is hundreds of MiB,
+  // and each weight larger than a block is parsed through a slower copying path.
+  google::protobuf::io::FileInputStream raw(fd, 1 << 20);
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(INT_MAX);
   coded.SetRecursionLimit(nesting);
@@ -132,7 +134,7 @@ void saveModelFile(onnx::ModelProto& model, const std::string& path,
     {
       FdCloser closer{fd};
       ::fchmod(fd, 0644);
-      google::protobuf::io::FileOutputStream out(fd);
+      google::protobuf::io::FileOutputStream out(fd, 1 << 20);  // 1 MiB writes, as reads
       if (!model.SerializeToZeroCopyStream(&out) || !out.Flush())
         fail("write failed: " + std::string(std::strerror(out.GetErrno())));
       if (::fsync(fd) != 0) fail("write failed: " + errnoText());

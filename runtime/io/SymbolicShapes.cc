@@ -213,23 +213,65 @@ Facts bothBranches(const Facts& a, const Facts& b) {
   return f;
 }
 
+/// The value names of one graph, numbered once. The pass keeps what it knows of each value
+/// in vectors indexed by these numbers: each name is hashed when the graph is numbered,
+/// not once per table and per read (a third of the pass's time went to string hashing).
+class ValueIds {
+ public:
+  /// The number of `name`, or -1 when the graph never names it.
+  int find(const std::string& name) const {
+    auto it = ids_.find(name);
+    return it == ids_.end() ? -1 : it->second;
+  }
+  /// The number of `name`, numbering it if new; -1 for "" (an omitted input or output).
+  int intern(const std::string& name) {
+    if (name.empty()) return -1;
+    return ids_.try_emplace(name, static_cast<int>(ids_.size())).first->second;
+  }
+  size_t size() const { return ids_.size(); }
+
+ private:
+  std::unordered_map<std::string, int> ids_;
+};
+
+/// Each node's inputs and outputs as value numbers (-1: omitted), read once.
+struct NodeValues {
+  std::vector<int> ids;
+  std::vector<size_t> input_start, output_start;  // by node; outputs end at the next input_start
+
+  NodeValues(const onnx::GraphProto& g, ValueIds& numbers) {
+    for (const onnx::NodeProto& n : g.node()) {
+      input_start.push_back(ids.size());
+      for (const std::string& in : n.input()) ids.push_back(numbers.intern(in));
+      output_start.push_back(ids.size());
+      for (const std::string& out : n.output()) ids.push_back(numbers.intern(out));
+    }
+    input_start.push_back(ids.size());
+  }
+  int input(int node, int i) const { return ids[input_start[static_cast<size_t>(node)] + i]; }
+  int output(int node, int o) const { return ids[output_start[static_cast<size_t>(node)] + o]; }
+};
+
 /// A graph's nodes in topological order (inputs produced by the graph's own nodes first);
 /// nodes on a cycle are left out.
-std::vector<int> topologicalOrder(const onnx::GraphProto& g) {
-  std::unordered_map<std::string, int> producer;
-  producer.reserve(static_cast<size_t>(g.node_size()) * 2);
+std::vector<int> topologicalOrder(const onnx::GraphProto& g, const NodeValues& values,
+                                  size_t value_count) {
+  std::vector<int> producer(value_count, -1);  // the first node writing each value
   for (int i = 0; i < g.node_size(); ++i)
-    for (const std::string& out : g.node(i).output())
-      if (!out.empty()) producer.emplace(out, i);
+    for (int o = 0; o < g.node(i).output_size(); ++o) {
+      const int v = values.output(i, o);
+      if (v >= 0 && producer[static_cast<size_t>(v)] < 0) producer[static_cast<size_t>(v)] = i;
+    }
   std::vector<int> pending(static_cast<size_t>(g.node_size()), 0);
   std::vector<std::vector<int>> readers(static_cast<size_t>(g.node_size()));
   std::deque<int> ready;
   for (int i = 0; i < g.node_size(); ++i) {
-    for (const std::string& in : g.node(i).input()) {
-      auto it = in.empty() ? producer.end() : producer.find(in);
-      if (it == producer.end() || it->second == i) continue;
+    for (int k = 0; k < g.node(i).input_size(); ++k) {
+      const int v = values.input(i, k);
+      const int from = v < 0 ? -1 : producer[static_cast<size_t>(v)];
+      if (from < 0 || from == i) continue;
       ++pending[static_cast<size_t>(i)];
-      readers[static_cast<size_t>(it->second)].push_back(i);
+      readers[static_cast<size_t>(from)].push_back(i);
     }
     if (pending[static_cast<size_t>(i)] == 0) ready.push_back(i);
   }
@@ -329,14 +371,24 @@ void inferThroughSchema(const NodeView& view, const std::string& domain, const I
 /// What is known of the values of one graph, and of the graphs around it: a body reads the
 /// values of its enclosing graphs by name (ONNX forbids a body to redefine them).
 struct Scope {
-  std::unordered_map<std::string, Facts> facts;
+  ValueIds ids;
+  std::vector<Facts> facts;   // by value number
+  std::vector<char> present;  // by value number: this graph has an entry for it (maybe empty)
   const Scope* outer = nullptr;
 
   const Facts* find(const std::string& name) const {
-    for (const Scope* s = this; s; s = s->outer)
-      if (auto it = s->facts.find(name); it != s->facts.end()) return &it->second;
+    for (const Scope* s = this; s; s = s->outer) {
+      const int id = s->ids.find(name);
+      if (id >= 0 && s->present[static_cast<size_t>(id)]) return &s->facts[static_cast<size_t>(id)];
+    }
     return nullptr;
   }
+  /// This graph's entry for value `id`, made (empty) if it had none.
+  Facts& entry(int id) {
+    present[static_cast<size_t>(id)] = 1;
+    return facts[static_cast<size_t>(id)];
+  }
+  bool has(int id) const { return present[static_cast<size_t>(id)] != 0; }
 };
 
 /// Refines the intermediates and outputs of `g` (a body when `outer` is set), then the
@@ -347,47 +399,60 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, cons
                 UpperBounds bounds, bool initializer_inputs_constant, bool again = false) {
   Scope scope;
   scope.outer = outer;
-  std::unordered_map<std::string, Facts>& facts = scope.facts;
-  facts.reserve(static_cast<size_t>(g.input_size() + g.initializer_size() + g.value_info_size() +
-                                    g.node_size() * 2));
-  std::unordered_set<std::string> inputs;
+  // Every name the graph uses is numbered before the tables are sized: `facts` must not
+  // grow while a node's view points into it.
+  ValueIds& ids = scope.ids;
+  for (const onnx::ValueInfoProto& in : g.input()) ids.intern(in.name());
+  for (const onnx::TensorProto& t : g.initializer()) ids.intern(t.name());
+  for (const auto* list : {&g.output(), &g.value_info()})
+    for (const onnx::ValueInfoProto& info : *list) ids.intern(info.name());
+  const NodeValues values(g, ids);
+  const size_t count = ids.size();
+  scope.facts.resize(count);
+  scope.present.assign(count, 0);
+  std::vector<char> is_input(count, 0);
   for (const onnx::ValueInfoProto& in : g.input()) {
-    inputs.insert(in.name());
-    facts[in.name()] = factsOfType(in.type());
+    const int id = ids.find(in.name());
+    if (id < 0) continue;
+    is_input[static_cast<size_t>(id)] = 1;
+    scope.entry(id) = factsOfType(in.type());
   }
   for (const onnx::TensorProto& t : g.initializer()) {
+    const int id = ids.find(t.name());
+    if (id < 0) continue;
     // An initializer that is also an input is a default a feed may replace (from IR 4): not
     // a constant.
-    if (inputs.count(t.name()) && !initializer_inputs_constant) continue;
-    facts[t.name()] = factsOfInitializer(t);
+    if (is_input[static_cast<size_t>(id)] && !initializer_inputs_constant) continue;
+    scope.entry(id) = factsOfInitializer(t);
   }
   // Intermediates and outputs as ONNX's inference (or the model) typed them. A name may
   // have an output entry and a value_info entry: both are refined, and what they say is
   // merged first. A body's output may be an outer value it passes through: the body has no
   // type of its own to refine then.
-  std::unordered_set<std::string> defined;
+  std::vector<char> defined(count, 0);
   if (outer)
-    for (const onnx::NodeProto& n : g.node()) defined.insert(n.output().begin(), n.output().end());
-  std::unordered_map<std::string, std::vector<onnx::ValueInfoProto*>> infos;
+    for (int i = 0; i < g.node_size(); ++i)
+      for (int o = 0; o < g.node(i).output_size(); ++o)
+        if (const int v = values.output(i, o); v >= 0) defined[static_cast<size_t>(v)] = 1;
+  std::vector<std::vector<onnx::ValueInfoProto*>> infos(count);
   for (auto* list : {g.mutable_output(), g.mutable_value_info()})
     for (onnx::ValueInfoProto& info : *list) {
-      if (inputs.count(info.name())) continue;
-      if (outer && !defined.count(info.name()) && !facts.count(info.name())) continue;
-      std::vector<onnx::ValueInfoProto*>& entries = infos[info.name()];
-      entries.push_back(&info);
+      const int id = ids.find(info.name());
+      if (id < 0 || is_input[static_cast<size_t>(id)]) continue;
+      if (outer && !defined[static_cast<size_t>(id)] && !scope.has(id)) continue;
+      infos[static_cast<size_t>(id)].push_back(&info);
       Facts given = factsOfType(info.type());
-      auto [it, fresh] = facts.emplace(info.name(), given);
-      if (!fresh) it->second = merge(std::move(it->second), std::move(given));
+      const bool fresh = !scope.has(id);
+      Facts& known = scope.entry(id);
+      known = fresh ? std::move(given) : merge(std::move(known), std::move(given));
     }
 
   // Values the model types itself keep the dims it gives (its unk__ names included).
-  // (Views of infos' keys, which stay put while the pass adds entries.)
-  std::unordered_set<std::string_view> declared;
-  declared.reserve(infos.size());
-  for (const auto& entry : infos) declared.insert(entry.first);
+  std::vector<char> declared(count, 0);
+  for (size_t v = 0; v < count; ++v) declared[v] = !infos[v].empty();
 
   const OpRules& rules = opRules();
-  const std::vector<int> order = topologicalOrder(g);
+  const std::vector<int> order = topologicalOrder(g, values, count);
   int refined = 0;
   // A second sweep only when the first found a bound after a Slice with run-time bounds,
   // which it may size: a Gather that proves one may come after that Slice in topological
@@ -404,7 +469,12 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, cons
       NodeView view{node, opset, {}, &bounds};
       for (int i = 0; i < node.input_size(); ++i) {
         const std::string& in = node.input(i);
-        const Facts* known = in.empty() ? nullptr : scope.find(in);
+        const int id = values.input(index, i);
+        // This graph's own entry, else the enclosing graphs' (a body reading outer values).
+        const Facts* known = id < 0          ? nullptr
+                             : scope.has(id) ? &scope.facts[static_cast<size_t>(id)]
+                             : outer         ? outer->find(in)
+                                             : nullptr;
         // An input nothing is known of is an input with empty Facts; an absent one is null.
         view.inputs.push_back(in.empty() ? nullptr
                               : known    ? known
@@ -426,13 +496,14 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, cons
       }
       for (int o = 0; o < node.output_size(); ++o) {
         const std::string& name = node.output(o);
-        if (name.empty() || inputs.count(name)) continue;
-        Facts& known = facts[name];
+        const int id = values.output(index, o);
+        if (id < 0 || is_input[static_cast<size_t>(id)]) continue;
+        Facts& known = scope.entry(id);
         std::optional<IntSpan> span = std::move(outputs[static_cast<size_t>(o)].span);
         known = merge(std::move(known), std::move(outputs[static_cast<size_t>(o)]));
         if (!known.span) known.span = std::move(span);
-        if (!declared.count(name)) nameUnknownDims(known, name);
-        std::vector<onnx::ValueInfoProto*>& entries = infos[name];
+        if (!declared[static_cast<size_t>(id)]) nameUnknownDims(known, name);
+        std::vector<onnx::ValueInfoProto*>& entries = infos[static_cast<size_t>(id)];
         if (entries.empty()) {
           // A value inference left untyped: a new entry, which undo() removes again.
           onnx::ValueInfoProto fresh;
@@ -473,12 +544,13 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, cons
     if (!then_branch || !else_branch) continue;
     for (int o = 0; o < node.output_size(); ++o) {
       const std::string& name = node.output(o);
-      if (name.empty() || inputs.count(name) || o >= then_branch->output_size() ||
+      const int id = ids.find(name);
+      if (id < 0 || is_input[static_cast<size_t>(id)] || o >= then_branch->output_size() ||
           o >= else_branch->output_size())
         continue;
       Facts joined = bothBranches(factsOfType(then_branch->output(o).type()),
                                   factsOfType(else_branch->output(o).type()));
-      std::vector<onnx::ValueInfoProto*>& entries = infos[name];
+      std::vector<onnx::ValueInfoProto*>& entries = infos[static_cast<size_t>(id)];
       if (entries.empty()) {
         onnx::ValueInfoProto fresh;
         fresh.set_name(name);

@@ -341,6 +341,48 @@ TEST(ExternalData, RuleReadingOneConstantReadsOnlyThatTensor) {
             (std::vector<std::string>{"Add", "Identity", "Relu", "Constant", "Add", "Add"}));
 }
 
+/// A float tensor of `n` elements stored in `location` at `offset`.
+onnx::TensorProto externalFloats(const std::string& location, uint64_t offset, int n) {
+  onnx::TensorProto t;
+  t.set_name("t");
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(n);
+  makeExternal(t, location, offset, -1);
+  return t;
+}
+
+TEST(ExternalData, ReadsKeepTheDataFileOpenForTheNextRead) {
+  // Rules read many small tensors from the one file an exporter wrote: it is opened once.
+  TempDir dir;
+  writeFile(dir.file("w.bin"), floatBytes({1, 2, 3, 4}));
+  ExternalFiles files;
+  uint64_t read = 0;
+  EXPECT_EQ(readTensor(externalFloats("w.bin", 0, 2), dir.path(), 64, &read, &files).bytes,
+            floatBytes({1, 2}));
+  // Gone from the folder, still open: the next read of that file needs no open.
+  ASSERT_EQ(::unlink(dir.file("w.bin").c_str()), 0);
+  EXPECT_EQ(readTensor(externalFloats("w.bin", 8, 2), dir.path(), 64, &read, &files).bytes,
+            floatBytes({3, 4}));
+  EXPECT_EQ(read, 16u);
+  // Without the cache each read opens the file itself.
+  EXPECT_THROW(readTensor(externalFloats("w.bin", 8, 2), dir.path(), 64), ModelError);
+}
+
+TEST(ExternalData, ReadsOfMoreFilesThanKeptOpenStillSucceed) {
+  // One file per tensor (some exporters): beyond kMaxOpen files each read opens its own.
+  TempDir dir;
+  ExternalFiles files;
+  const int count = static_cast<int>(ExternalFiles::kMaxOpen) + 3;
+  for (int i = 0; i < count; ++i)
+    writeFile(dir.file("w" + std::to_string(i)), floatBytes({static_cast<float>(i)}));
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < count; ++i)
+      EXPECT_EQ(
+          readTensor(externalFloats("w" + std::to_string(i), 0, 1), dir.path(), 64, nullptr, &files)
+              .bytes,
+          floatBytes({static_cast<float>(i)}));
+}
+
 TEST(ExternalData, ModelWithMoreThanTwoGibibytesOfWeightsIsRewrittenWithoutReadingThem) {
   TempDir dir, other;
   // 805306368 floats = 3 GiB in a sparse file (ftruncate allocates no blocks), then a
