@@ -151,10 +151,17 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
   std::vector<const RewritePattern*> selected = selectRules(rules, options.filter);
   int64_t budget = options.max_rewrites;
   for (int round = 0;; ++round) {
+    auto phase = [&](const char* name) {
+      if (!options.progress) return;
+      options.progress->phase(round == 0 ? std::string(name)
+                                         : std::string(name) + " (round " +
+                                               std::to_string(round + 1) + ")");
+    };
     std::unique_ptr<InferredShapes> shapes;
     auto infer = [&] {
-      if (options.shape_inference)
-        shapes = std::make_unique<InferredShapes>(model, /*forget_unknown_dims=*/round > 0);
+      if (!options.shape_inference) return;
+      phase("shape inference");
+      shapes = std::make_unique<InferredShapes>(model, /*forget_unknown_dims=*/round > 0);
     };
     infer();
     bool again = false;
@@ -162,6 +169,7 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
     // the value_info they point into (its destructor exports, and deletes, value_info).
     std::unique_ptr<Model> model_ir;
     try {
+      phase("import");
       model_ir = std::make_unique<Model>(model, options.base_dir);
       if (round == 0) {
         const std::vector<std::string> notes = model_ir->importNotes();
@@ -193,6 +201,8 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
       config.listener = options.listener;
       config.verify_rewrites = options.verify_rewrites;
       config.time_rules = options.time_rules;
+      config.progress = options.progress;
+      phase("rewrite");
       const DriverStats stats = runDriver(ir, selected, config);
       if (budget == DriverConfig::kProportional)
         budget = proportionalRewriteBudget(stats.nodes_before);
@@ -204,6 +214,7 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
       again = shapes && shapes->ran() && stats.rewrites > 0 && stats.cap_hit.empty() &&
               round + 1 < options.max_inference_rounds && fusedOutputsLackShapes(ir);
       // Inferred types are undone while the IR still holds the nodes, then the nodes go back.
+      phase("export");
       if (shapes) shapes->undo();
       ir.finish();
     } catch (...) {

@@ -56,6 +56,9 @@ struct Options {
   /// (DriverConfig::verify_rewrites). On in every build made with the CMake option
   /// ONNX_REWRITE_VERIFY_REWRITES (the default when tests are built).
   bool verify_rewrites = false;
+  /// Told each phase as it starts and how far the driver's sweeps have come (a command
+  /// showing progress on a large model); may be null.
+  ProgressSink* progress = nullptr;
   /// Measure each rule's time (Result::stats.rules[i].seconds; two clock reads per attempt,
   /// a few percent of the driver's time). Off: those seconds stay 0.
   bool time_rules = false;

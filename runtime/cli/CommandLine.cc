@@ -74,6 +74,10 @@ options:
                          attention takes two); 1 infers shapes once
   --list-rules           print the rules (name, priority, root op, tags) and exit
   -q, --quiet            print nothing but errors
+  --progress             report each phase and how far rewriting has come on stderr,
+                         even with --quiet or into a file (by default a status line
+                         shows on a terminal once a run takes half a second)
+  --no-progress          never show progress
   -h, --help             print this help
   --version              print the version
 
@@ -149,6 +153,12 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     } else if (arg == "-q" || arg == "--quiet") {
       flag();
       cl.quiet = true;
+    } else if (arg == "--progress") {
+      flag();
+      cl.progress = CommandLine::Progress::kAlways;
+    } else if (arg == "--no-progress") {
+      flag();
+      cl.progress = CommandLine::Progress::kNever;
     } else if (arg == "-h" || arg == "--help") {
       flag();
       cl.help = true;

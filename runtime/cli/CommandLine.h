@@ -33,6 +33,9 @@ struct CommandLine {
   int max_inference_rounds = 16;  ///< --max-inference-rounds N (Options::max_inference_rounds)
   bool list_rules = false;
   bool quiet = false;
+  /// Progress: kAuto shows a status line when stderr is a terminal and not --quiet;
+  /// --progress always (lines into a file or pipe), --no-progress never.
+  enum class Progress { kAuto, kAlways, kNever } progress = Progress::kAuto;
   bool in_place = false;
   bool shape_inference = true;
   bool inline_functions = true;

@@ -23,6 +23,7 @@
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/cli/CommandLine.h"
 #include "runtime/cli/Explain.h"
+#include "runtime/cli/ProgressPrinter.h"
 #include "runtime/cli/RuleTests.h"
 #include "runtime/graph/ModelError.h"
 #include "runtime/graph/QuotedName.h"
@@ -137,6 +138,19 @@ void printSummary(const CommandLine& cl, const Result& result, double load_s, do
     std::fprintf(stderr, "  note: %s\n", oneLine(note).c_str());
 }
 
+/// The progress display `cl` asks for (null: none). A status line needs a terminal on
+/// stderr; --progress into a file or pipe writes lines instead.
+std::unique_ptr<ProgressPrinter> progressPrinter(const CommandLine& cl) {
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  // --explain streams its own lines, which a status line would break up.
+  const bool show =
+      cl.progress == CommandLine::Progress::kAlways ||
+      (cl.progress == CommandLine::Progress::kAuto && terminal && !cl.quiet && cl.explain.empty());
+  if (!show) return nullptr;
+  return std::make_unique<ProgressPrinter>(
+      stderr, terminal ? ProgressPrinter::Style::kStatusLine : ProgressPrinter::Style::kLines);
+}
+
 /// What a run leaves for main() to drop with the process instead of freeing it.
 struct Kept {
   std::unique_ptr<RuleSet> rules;
@@ -181,6 +195,8 @@ int run(const std::vector<std::string>& args, Kept& kept) {
   if (!cl.stats.empty() && cl.stats != "-" && ::access(folderOf(cl.stats).c_str(), W_OK) != 0)
     throw ModelError(cl.stats + ": cannot write statistics to folder '" + folderOf(cl.stats) + "'");
 
+  std::unique_ptr<ProgressPrinter> progress = progressPrinter(cl);
+  if (progress) progress->phase("load");
   auto start = Clock::now();
   kept.model = std::make_unique<onnx::ModelProto>();
   onnx::ModelProto& model = *kept.model;
@@ -197,6 +213,7 @@ int run(const std::vector<std::string>& args, Kept& kept) {
   options.inline_functions = cl.inline_functions;
   options.base_dir = folderOf(cl.input);
   options.time_rules = !cl.stats.empty() || !cl.quiet;  // the summary and --stats show them
+  options.progress = progress.get();
   Explainer explain(cl.explain, stderr, cl.explain_all);
   if (!cl.explain.empty()) {
     options.listener = &explain;
@@ -209,10 +226,15 @@ int run(const std::vector<std::string>& args, Kept& kept) {
     throw ModelError(cl.input + ": " + e.what());
   }
 
+  if (progress) progress->finish();  // --explain's report, unbroken by a status line
   if (!cl.explain.empty()) explain.reportNotRun(result.stats);
 
   start = Clock::now();
-  if (!cl.output.empty()) saveModelFile(model, cl.output, folderOf(cl.input));
+  if (!cl.output.empty()) {
+    if (progress) progress->phase("save");
+    saveModelFile(model, cl.output, folderOf(cl.input));
+  }
+  if (progress) progress->finish();
   const double save_s = secondsSince(start);
 
   if (cl.stats == "-") {

@@ -73,7 +73,9 @@ class Worklist : public RewriteListener {
     }
   }
 
-  void seedAll() {
+  /// Queues every candidate; returns how many (node, level) pairs that queued.
+  uint64_t seedAll() {
+    uint64_t seeded = 0;
     // Ids come in ascending order: append them to each level's seeded list.
     for (Level& l : levels_) {
       l.seeded.erase(l.seeded.begin(), l.seeded.begin() + static_cast<ptrdiff_t>(l.cursor));
@@ -87,6 +89,7 @@ class Worklist : public RewriteListener {
       for (const auto& [level, rules] : *levels) {
         Level& l = levels_[level];
         if (!markQueued(l, id)) continue;
+        ++seeded;
         // Keeps the list ascending: a leftover id larger than `id` (none in practice, as
         // sweeps drain the worklist) sends this one to the heap.
         if (l.cursor < l.seeded.size() && l.seeded.back() > id)
@@ -95,6 +98,7 @@ class Worklist : public RewriteListener {
           l.seeded.push_back(id);
       }
     }
+    return seeded;
   }
 
   /// The next candidate: lowest node id of the highest non-empty level.
@@ -258,7 +262,9 @@ DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& ru
   RecentRewrites recent;
 
   const bool explain = config.listener && config.listener->wantsMatchFailures();
+  int graph_number = 0;
   for (Graph* graph : graphs) {
+    ++graph_number;
     if (out_of_rewrites) break;
     RuleIndex index(*graph, rules);
     Worklist worklist(*graph, index);
@@ -278,10 +284,14 @@ DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& ru
     while (iteration < config.max_iterations && !converged && !out_of_rewrites) {
       ++iteration;
       uint64_t rewrites_this_sweep = 0;
-      worklist.seedAll();
+      const uint64_t seeded = worklist.seedAll();
+      uint64_t taken = 0;
       NodeId id;
       size_t level;
       while (!out_of_rewrites && worklist.pop(id, level)) {
+        if (config.progress && ++taken % kSweepReportEvery == 0)
+          config.progress->sweep(graph_number, static_cast<int>(graphs.size()), iteration, taken,
+                                 seeded, stats.rewrites);
         const Node& node = graph->node(id);
         if (!node.live()) continue;
         const auto* levels = index.levelsOf(node.op());

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/driver/Progress.h"
 #include "runtime/driver/RewriteListener.h"
 #include "runtime/driver/RewritePattern.h"
 #include "runtime/driver/Statistics.h"
@@ -38,6 +39,8 @@ struct DriverConfig {
   bool default_budget = false;
   /// Told about every change and, if it asks, every match failure (explain, tracing).
   RewriteListener* listener = nullptr;
+  /// Told how far each sweep has come, every kSweepReportEvery candidates; may be null.
+  ProgressSink* progress = nullptr;
   /// Measure time per rule (two clock reads per attempt, a few percent of the driver's
   /// time): off unless someone reads RuleStats::seconds.
   bool time_rules = false;

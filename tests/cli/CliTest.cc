@@ -86,6 +86,32 @@ TEST_F(CliTest, WritesStatisticsAsJsonToStdout) {
             std::string::npos);
 }
 
+TEST_F(CliTest, ProgressWritesALinePerPhaseIntoALogEvenWhenQuiet) {
+  // stderr is a pipe here, not a terminal: --progress writes lines, not a status line.
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --progress -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::regex line(R"(onnx-rewrite: \[\d+\.\d s\] ([a-z ]+)\n)");
+  std::vector<std::string> phases;
+  std::string rest = r.err;
+  for (std::smatch m; std::regex_search(rest, m, line); rest = m.suffix()) {
+    EXPECT_EQ(m.position(0), 0) << "only progress lines: " << r.err;
+    phases.push_back(m[1]);
+  }
+  EXPECT_EQ(rest, "");
+  EXPECT_EQ(phases, (std::vector<std::string>{"load", "shape inference", "import", "rewrite",
+                                              "export", "save"}));
+}
+
+TEST_F(CliTest, ShowsNoProgressOutsideATerminalUnlessAsked) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("onnx-rewrite: ["), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << "no status line: " << r.err;
+  r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --progress --no-progress -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "the last of --progress and --no-progress counts";
+}
+
 TEST_F(CliTest, WritesStatisticsToAFile) {
   CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) +
                         " --stats=" + shellQuote(dir_.file("stats.json")) + " -q");
