@@ -23,22 +23,17 @@ ProgressPrinter::ProgressPrinter(std::FILE* out, Style style, Timing timing)
 
 ProgressPrinter::~ProgressPrinter() { finish(); }
 
-double ProgressPrinter::elapsed() const {
-  return std::chrono::duration<double>(Clock::now() - start_).count();
-}
-
 void ProgressPrinter::show(const std::string& text, bool force) {
   const Clock::time_point now = Clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double since_last = std::chrono::duration<double>(now - last_shown_).count();
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.1f s", elapsed());
   if (style_ == Style::kLines) {
     if (!force && since_last < timing_.line_every) return;
-    std::fprintf(out_, "onnx-rewrite: [%s] %s\n", seconds, text.c_str());
+    std::fprintf(out_, "onnx-rewrite: [%.1f s] %s\n", elapsed, text.c_str());
   } else {
-    if (elapsed() < timing_.status_after || (!force && since_last < timing_.status_every)) return;
+    if (elapsed < timing_.status_after || (!force && since_last < timing_.status_every)) return;
     // Back to the line's start, the text, then erase what a longer line left.
-    std::fprintf(out_, "\ronnx-rewrite: %s, %s\x1b[K", text.c_str(), seconds);
+    std::fprintf(out_, "\ronnx-rewrite: %s, %.1f s\x1b[K", text.c_str(), elapsed);
     line_shown_ = true;
   }
   std::fflush(out_);

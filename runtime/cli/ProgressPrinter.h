@@ -42,7 +42,6 @@ class ProgressPrinter : public ProgressSink {
 
  private:
   using Clock = std::chrono::steady_clock;
-  double elapsed() const;
   void show(const std::string& text, bool force);
 
   std::FILE* out_;

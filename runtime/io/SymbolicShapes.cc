@@ -376,12 +376,12 @@ struct Scope {
   std::vector<char> present;  // by value number: this graph has an entry for it (maybe empty)
   const Scope* outer = nullptr;
 
-  const Facts* find(const std::string& name) const {
-    for (const Scope* s = this; s; s = s->outer) {
-      const int id = s->ids.find(name);
-      if (id >= 0 && s->present[static_cast<size_t>(id)]) return &s->facts[static_cast<size_t>(id)];
-    }
-    return nullptr;
+  /// What is known of `name`: this graph's entry, else the enclosing graphs'.
+  const Facts* find(const std::string& name) const { return find(ids.find(name), name); }
+  /// The same for `name` numbered `id` here (-1: not named here), without hashing it here.
+  const Facts* find(int id, const std::string& name) const {
+    if (id >= 0 && has(id)) return &facts[static_cast<size_t>(id)];
+    return outer ? outer->find(name) : nullptr;
   }
   /// This graph's entry for value `id`, made (empty) if it had none.
   Facts& entry(int id) {
@@ -469,12 +469,7 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, cons
       NodeView view{node, opset, {}, &bounds};
       for (int i = 0; i < node.input_size(); ++i) {
         const std::string& in = node.input(i);
-        const int id = values.input(index, i);
-        // This graph's own entry, else the enclosing graphs' (a body reading outer values).
-        const Facts* known = id < 0          ? nullptr
-                             : scope.has(id) ? &scope.facts[static_cast<size_t>(id)]
-                             : outer         ? outer->find(in)
-                                             : nullptr;
+        const Facts* known = scope.find(values.input(index, i), in);
         // An input nothing is known of is an input with empty Facts; an absent one is null.
         view.inputs.push_back(in.empty() ? nullptr
                               : known    ? known
