@@ -813,5 +813,21 @@ TEST_F(CliTest, ABrokenRuleTestFileIsAnErrorNamingWhere) {
   EXPECT_EQ(r.err, "onnx-rewrite: error: test: no rule test files given (see --help)\n");
 }
 
+// runtime/cli/Allocator.cc sets the option before mimalloc starts; MIMALLOC_VERBOSE makes
+// mimalloc print the options it runs with.
+TEST(CliAllocatorTest, AsksMimallocForLargePagesUnlessTheEnvironmentSaysOtherwise) {
+#if ONNX_REWRITE_WITH_MIMALLOC
+  const std::string command = shellQuote(ONNX_REWRITE_CLI) + " --version";
+  CommandResult r = runCommand("MIMALLOC_VERBOSE=1 " + command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("option 'large_os_pages': 1"), std::string::npos) << r.err;
+  r = runCommand("MIMALLOC_VERBOSE=1 MIMALLOC_LARGE_OS_PAGES=0 " + command);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("option 'large_os_pages': 0"), std::string::npos) << r.err;
+#else
+  GTEST_SKIP() << "built without mimalloc (ONNX_REWRITE_MIMALLOC off, or a sanitizer build)";
+#endif
+}
+
 }  // namespace
 }  // namespace onnx_rewrite
