@@ -65,9 +65,9 @@ bool unpairedComplex(const TensorProto& t) {
          (t.data_type() == TensorProto::COMPLEX128 && t.double_data_size() % 2 != 0);
 }
 
-void checkExternalEntries(const TensorProto& t, const std::string& what,
+void checkExternalEntries(const TensorProto& t, const TensorDescription& what,
                           std::optional<int64_t> needed) {
-  auto fail = [&](const std::string& problem) { throw ModelError(what + ": " + problem); };
+  auto fail = [&](const std::string& problem) { throw ModelError(what() + ": " + problem); };
   if (t.data_type() == TensorProto::STRING)
     fail("a string tensor cannot be stored as external data");
   const ExternalRef ref = externalRef(t);  // throws on malformed numbers, naming the tensor
@@ -110,8 +110,8 @@ std::optional<int64_t> payloadBytes(int32_t data_type, int64_t count) {
   return bytes;
 }
 
-void checkTensor(const TensorProto& t, const std::string& what) {
-  auto fail = [&](const std::string& problem) { throw ModelError(what + ": " + problem); };
+void checkTensor(const TensorProto& t, const TensorDescription& what) {
+  auto fail = [&](const std::string& problem) { throw ModelError(what() + ": " + problem); };
   if (!TensorProto::DataType_IsValid(t.data_type()) && t.data_type() > kInt4)
     fail("has an unknown element type " + std::to_string(t.data_type()));
   if (t.data_type() == TensorProto::UNDEFINED) fail("has no element type");

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -31,10 +32,16 @@ std::optional<int64_t> checkedElementCount(const google::protobuf::RepeatedField
 /// exceeds INT64_MAX.
 std::optional<int64_t> payloadBytes(int32_t data_type, int64_t count);
 
+/// Names a tensor for the user, e.g. "initializer 'w'". Called only to write an error: a
+/// model has a tensor per weight, and building every name cost more than checking them.
+using TensorDescription = std::function<std::string()>;
+
 /// Throws ModelError "<what>: <problem>" unless `tensor` is well formed (see the file
-/// comment). `what` names the tensor for the user, e.g. "initializer 'w'". External data
-/// is checked as far as the proto goes (entries, sizes, the location's shape); the file
-/// itself is checkExternalData's (ExternalData.h).
-void checkTensor(const onnx::TensorProto& tensor, const std::string& what);
+/// comment). External data is checked as far as the proto goes (entries, sizes, the
+/// location's shape); the file itself is checkExternalData's (ExternalData.h).
+void checkTensor(const onnx::TensorProto& tensor, const TensorDescription& what);
+inline void checkTensor(const onnx::TensorProto& tensor, const std::string& what) {
+  checkTensor(tensor, [&what] { return what; });
+}
 
 }  // namespace onnx_rewrite

@@ -133,15 +133,15 @@ TensorBytes readTensor(const TensorProto& tensor, const std::string& base_dir, u
   TensorBytes out;
   out.data_type = tensor.data_type();
   out.dims.assign(tensor.dims().begin(), tensor.dims().end());
-  const std::string name = quoted(tensor.name());
+  const auto name = [&] { return quoted(tensor.name()); };  // only for an error
   if (elementSize(out.data_type) == 0)
-    throw ModelError("tensor " + name + " has an element type without a fixed size");
+    throw ModelError("tensor " + name() + " has an element type without a fixed size");
   // Import checked every tensor (TensorCheck.h); a rule's own tensors are checked here.
-  checkTensor(tensor, "tensor " + name);
+  checkTensor(tensor, [&] { return "tensor " + name(); });
   const uint64_t expected =
       static_cast<uint64_t>(*payloadBytes(out.data_type, *checkedElementCount(tensor.dims())));
   if (expected > max_bytes)
-    throw ModelError("tensor " + name + " has " + std::to_string(expected) +
+    throw ModelError("tensor " + name() + " has " + std::to_string(expected) +
                      " bytes, more than the " + std::to_string(max_bytes) + " allowed");
   if (isExternal(tensor)) {
     ExternalRef ref = externalRef(tensor);
@@ -164,7 +164,7 @@ TensorBytes readTensor(const TensorProto& tensor, const std::string& base_dir, u
       done += static_cast<size_t>(n);
     }
     if (done != expected)
-      throw ModelError("external data file " + quoted(path) + " is too short for tensor " + name);
+      throw ModelError("external data file " + quoted(path) + " is too short for tensor " + name());
     if (external_bytes_read) *external_bytes_read += expected;
     if (opened && files) files->keep(path, std::move(opened));
   } else if (tensor.has_raw_data()) {
@@ -205,11 +205,11 @@ TensorBytes readTensor(const TensorProto& tensor, const std::string& base_dir, u
         appendTyped<uint8_t>(out.bytes, tensor.int32_data());
         break;
       default:
-        throw ModelError("tensor " + name + " has an unsupported element type");
+        throw ModelError("tensor " + name() + " has an unsupported element type");
     }
   }
   if (out.bytes.size() != expected)
-    throw ModelError("tensor " + name + " holds " + std::to_string(out.bytes.size()) +
+    throw ModelError("tensor " + name() + " holds " + std::to_string(out.bytes.size()) +
                      " bytes but its shape needs " + std::to_string(expected));
   return out;
 }

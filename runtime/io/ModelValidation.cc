@@ -29,7 +29,7 @@ class Validator {
     for (const onnx::ValueInfoProto& v : g.output()) declared("graph output", v);
     for (const onnx::ValueInfoProto& v : g.value_info()) declared("value_info", v);
     for (const onnx::TensorProto& t : g.initializer())
-      checkTensor(t, "initializer " + quoted(t.name()) + where);
+      checkTensor(t, [&] { return "initializer " + quoted(t.name()) + where; });
     for (const onnx::SparseTensorProto& s : g.sparse_initializer())
       sparse(s, "sparse initializer " + quoted(s.values().name()) + where);
     nodes(g.node(), where, depth);
