@@ -130,7 +130,10 @@ class Node {
  private:
   friend class Graph;
   friend class DuplicateResolver;  // import's repair of values defined twice
+  // The driver reads op_ and live_ of every candidate: one cache line, beside inputs_.
   OpId op_;
+  bool live_ = true;
+  bool io_dirty_ = false;  // input/output names must be rewritten on export
   std::unique_ptr<onnx::NodeProto> proto_;
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
@@ -138,8 +141,6 @@ class Node {
   std::vector<ValueId> captures_;
   std::string created_by_;
   uint64_t order_ = 0;
-  bool live_ = true;
-  bool io_dirty_ = false;  // input/output names must be rewritten on export
 };
 
 /// What a new node looks like; Graph::addNode turns it into a node with fresh output values.
