@@ -61,36 +61,44 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/layer_norm.yaml: layer_norm 58:32, layer_norm_fp16 74:38, layer_norm_to_fp16 89:32,
-  /// layer_norm_no_bias 106:32, layer_norm_no_affine 118:32)
+  /// (rules/layer_norm.yaml: layer_norm 78:35, layer_norm_fp16 93:33, layer_norm_to_fp16 108:27,
+  /// layer_norm_no_bias 125:27, layer_norm_no_affine 137:27)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
+  /// eps
+  /// (rules/layer_norm.yaml: layer_norm 78:38, layer_norm_fp16 93:43, layer_norm_to_fp16 108:30,
+  /// layer_norm_no_bias 125:30, layer_norm_no_affine 137:30)
+  bool matchEps(ValueId v, gen::Next k) {
+    if (seen(Ids::kEps)) return same(Ids::kEps, v) && k();
+    return bind(Ids::kEps, v) && k();
+  }
+
   /// scale
-  /// (rules/layer_norm.yaml: layer_norm 59:22, layer_norm_fp16 48:35 (in half_affine at
-  /// rules/layer_norm.yaml:75:24), layer_norm_to_fp16 48:35 (in half_affine at
-  /// rules/layer_norm.yaml:90:24), layer_norm_no_bias 107:18)
+  /// (rules/layer_norm.yaml: layer_norm 78:44, layer_norm_fp16 52:35 (in half_affine at
+  /// rules/layer_norm.yaml:94:24), layer_norm_to_fp16 52:35 (in half_affine at
+  /// rules/layer_norm.yaml:109:24), layer_norm_no_bias 126:18)
   bool matchScale(ValueId v, gen::Next k) {
     if (seen(Ids::kScale)) return same(Ids::kScale, v) && k();
     return bind(Ids::kScale, v) && k();
   }
 
   /// bias
-  /// (rules/layer_norm.yaml: layer_norm 59:30, layer_norm_fp16 48:43 (in half_affine at
-  /// rules/layer_norm.yaml:75:24), layer_norm_to_fp16 48:43 (in half_affine at
-  /// rules/layer_norm.yaml:90:24))
+  /// (rules/layer_norm.yaml: layer_norm 78:52, layer_norm_fp16 52:43 (in half_affine at
+  /// rules/layer_norm.yaml:94:24), layer_norm_to_fp16 52:43 (in half_affine at
+  /// rules/layer_norm.yaml:109:24))
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
     return bind(Ids::kBias, v) && k();
   }
 
   /// layer_norm_core.1.mean = ReduceMean(x, axes=[-1], keepdims=1)
-  /// (rules/layer_norm.yaml: layer_norm 35:14 (in layer_norm_core at rules/layer_norm.yaml:58:16),
-  /// layer_norm_to_fp16 35:14 (in layer_norm_core at rules/layer_norm.yaml:89:16),
-  /// layer_norm_no_bias 35:14 (in layer_norm_core at rules/layer_norm.yaml:106:16),
-  /// layer_norm_no_affine 35:14 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  /// (rules/layer_norm.yaml: layer_norm 41:14 (in layer_norm_core at rules/layer_norm.yaml:78:19),
+  /// layer_norm_to_fp16 41:14 (in layer_norm_core at rules/layer_norm.yaml:108:11),
+  /// layer_norm_no_bias 41:14 (in layer_norm_core at rules/layer_norm.yaml:125:11),
+  /// layer_norm_no_affine 41:14 (in layer_norm_core at rules/layer_norm.yaml:137:11))
   bool matchLayerNormCore1Mean(ValueId v, gen::Next k) {
     if (seen(Ids::kLayerNormCore1Mean)) return same(Ids::kLayerNormCore1Mean, v) && k();
     if (!bind(Ids::kLayerNormCore1Mean, v)) return false;
@@ -100,112 +108,89 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Sub(x, layer_norm_core.1.mean)
-  /// (rules/layer_norm.yaml: layer_norm 36:14 (in layer_norm_core at rules/layer_norm.yaml:58:16),
-  /// layer_norm_no_affine 37:14 (in layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchSub7(ValueId v, gen::Next k) {
-    if (seen(Ids::kSub7)) return same(Ids::kSub7, v) && k();
-    if (!bind(Ids::kSub7, v)) return false;
-    const NodeId n = node(Ids::kSub7, v, op::kSub);
-    if (n == kNoId || !attrs(Ids::kSub7, n, v)) return false;
+  /// (rules/layer_norm.yaml: layer_norm 42:14 (in layer_norm_core at rules/layer_norm.yaml:78:19),
+  /// layer_norm_to_fp16 43:34 (in layer_norm_core at rules/layer_norm.yaml:108:11),
+  /// layer_norm_no_bias 43:14 (in layer_norm_core at rules/layer_norm.yaml:125:11))
+  bool matchSub10(ValueId v, gen::Next k) {
+    if (seen(Ids::kSub10)) return same(Ids::kSub10, v) && k();
+    if (!bind(Ids::kSub10, v)) return false;
+    const NodeId n = node(Ids::kSub10, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kSub10, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
   /// Sub(x, layer_norm_core.1.mean)
-  /// (rules/layer_norm.yaml: layer_norm 36:34 (in layer_norm_core at rules/layer_norm.yaml:58:16),
-  /// layer_norm_to_fp16 37:14 (in layer_norm_core at rules/layer_norm.yaml:89:16),
-  /// layer_norm_no_affine 37:34 (in layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchSub8(ValueId v, gen::Next k) {
-    if (seen(Ids::kSub8)) return same(Ids::kSub8, v) && k();
-    if (!bind(Ids::kSub8, v)) return false;
-    const NodeId n = node(Ids::kSub8, v, op::kSub);
-    if (n == kNoId || !attrs(Ids::kSub8, n, v)) return false;
+  /// (rules/layer_norm.yaml: layer_norm 42:34 (in layer_norm_core at rules/layer_norm.yaml:78:19),
+  /// layer_norm_no_bias 43:34 (in layer_norm_core at rules/layer_norm.yaml:125:11))
+  bool matchSub11(ValueId v, gen::Next k) {
+    if (seen(Ids::kSub11)) return same(Ids::kSub11, v) && k();
+    if (!bind(Ids::kSub11, v)) return false;
+    const NodeId n = node(Ids::kSub11, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kSub11, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
   /// Cast(Sub(x, layer_norm_core.1.mean), to=1)
-  /// (rules/layer_norm.yaml: layer_norm 36:29 (in layer_norm_core at rules/layer_norm.yaml:58:16),
-  /// layer_norm_no_affine 37:29 (in layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchCast9(ValueId v, gen::Next k) {
-    if (seen(Ids::kCast9)) return same(Ids::kCast9, v) && k();
-    if (!bind(Ids::kCast9, v)) return false;
-    const NodeId n = node(Ids::kCast9, v, op::kCast);
-    if (n == kNoId || !attrs(Ids::kCast9, n, v)) return false;
-    return matchSub8(input(n, 0), k);
-  }
-
-  /// eps
-  /// (rules/layer_norm.yaml: layer_norm 39:28 (in layer_norm_core at rules/layer_norm.yaml:58:16),
-  /// layer_norm_fp16 39:28 (in layer_norm_core at rules/layer_norm.yaml:74:16), layer_norm_to_fp16
-  /// 39:28 (in layer_norm_core at rules/layer_norm.yaml:89:16), layer_norm_no_bias 39:28 (in
-  /// layer_norm_core at rules/layer_norm.yaml:106:16), layer_norm_no_affine 39:28 (in
-  /// layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchEps(ValueId v, gen::Next k) {
-    if (seen(Ids::kEps)) return same(Ids::kEps, v) && k();
-    return bind(Ids::kEps, v) && k();
+  /// (rules/layer_norm.yaml: layer_norm 42:29 (in layer_norm_core at rules/layer_norm.yaml:78:19),
+  /// layer_norm_no_bias 43:29 (in layer_norm_core at rules/layer_norm.yaml:125:11))
+  bool matchCast12(ValueId v, gen::Next k) {
+    if (seen(Ids::kCast12)) return same(Ids::kCast12, v) && k();
+    if (!bind(Ids::kCast12, v)) return false;
+    const NodeId n = node(Ids::kCast12, v, op::kCast);
+    if (n == kNoId || !attrs(Ids::kCast12, n, v)) return false;
+    return matchSub11(input(n, 0), k);
   }
 
   /// 2.0
-  /// (rules/layer_norm.yaml: layer_norm_fp16 38:32 (in layer_norm_core at
-  /// rules/layer_norm.yaml:74:16), layer_norm_to_fp16 38:43 (in layer_norm_core at
-  /// rules/layer_norm.yaml:89:16), layer_norm_no_bias 38:32 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
-  bool matchConstant13(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant13)) return same(Ids::kConstant13, v) && k();
-    return bind(Ids::kConstant13, v) && constant(Ids::kConstant13, v) && k();
-  }
-
-  /// 2.0
-  /// (rules/layer_norm.yaml: layer_norm_fp16 38:43 (in layer_norm_core at
-  /// rules/layer_norm.yaml:74:16), layer_norm_no_bias 38:43 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
+  /// (rules/layer_norm.yaml: layer_norm_fp16 44:32 (in layer_norm_core at
+  /// rules/layer_norm.yaml:93:11), layer_norm_to_fp16 44:43 (in layer_norm_core at
+  /// rules/layer_norm.yaml:108:11), layer_norm_no_bias 44:32 (in layer_norm_core at
+  /// rules/layer_norm.yaml:125:11))
   bool matchConstant14(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant14)) return same(Ids::kConstant14, v) && k();
     return bind(Ids::kConstant14, v) && constant(Ids::kConstant14, v) && k();
   }
 
+  /// 2.0
+  /// (rules/layer_norm.yaml: layer_norm_fp16 44:43 (in layer_norm_core at
+  /// rules/layer_norm.yaml:93:11), layer_norm_no_bias 44:43 (in layer_norm_core at
+  /// rules/layer_norm.yaml:125:11))
+  bool matchConstant15(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
+    return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
+  }
+
   /// Cast(2.0)
-  /// (rules/layer_norm.yaml: layer_norm_fp16 38:38 (in layer_norm_core at
-  /// rules/layer_norm.yaml:74:16), layer_norm_no_bias 38:38 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
-  bool matchCast15(ValueId v, gen::Next k) {
-    if (seen(Ids::kCast15)) return same(Ids::kCast15, v) && k();
-    if (!bind(Ids::kCast15, v)) return false;
-    const NodeId n = node(Ids::kCast15, v, op::kCast);
-    if (n == kNoId || !attrs(Ids::kCast15, n, v)) return false;
-    return matchConstant14(input(n, 0), k);
+  /// (rules/layer_norm.yaml: layer_norm_fp16 44:38 (in layer_norm_core at
+  /// rules/layer_norm.yaml:93:11), layer_norm_no_bias 44:38 (in layer_norm_core at
+  /// rules/layer_norm.yaml:125:11))
+  bool matchCast16(ValueId v, gen::Next k) {
+    if (seen(Ids::kCast16)) return same(Ids::kCast16, v) && k();
+    if (!bind(Ids::kCast16, v)) return false;
+    const NodeId n = node(Ids::kCast16, v, op::kCast);
+    if (n == kNoId || !attrs(Ids::kCast16, n, v)) return false;
+    return matchConstant15(input(n, 0), k);
   }
 
   /// 2.0 | Cast(2.0)
-  /// (rules/layer_norm.yaml: layer_norm_fp16 38:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:74:16), layer_norm_no_bias 38:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
-  bool matchAnyOf16(ValueId v, gen::Next k) {
-    if (seen(Ids::kAnyOf16)) return same(Ids::kAnyOf16, v) && k();
-    if (!bind(Ids::kAnyOf16, v)) return false;
+  /// (rules/layer_norm.yaml: layer_norm_fp16 44:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:93:11), layer_norm_no_bias 44:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:125:11))
+  bool matchAnyOf17(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf17)) return same(Ids::kAnyOf17, v) && k();
+    if (!bind(Ids::kAnyOf17, v)) return false;
     const uint32_t m = mark();
-    if (choose(Ids::kAnyOf16, 0) && matchConstant13(v, k)) return true;
+    if (choose(Ids::kAnyOf17, 0) && matchConstant14(v, k)) return true;
     undo(m);
-    if (choose(Ids::kAnyOf16, 1) && matchCast15(v, k)) return true;
+    if (choose(Ids::kAnyOf17, 1) && matchCast16(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Sub(x, layer_norm_core.1.mean)
-  /// (rules/layer_norm.yaml: layer_norm_to_fp16 36:14 (in layer_norm_core at
-  /// rules/layer_norm.yaml:89:16), layer_norm_no_affine 36:34 (in layer_norm_core at
-  /// rules/layer_norm.yaml:118:16))
-  bool matchSub4(ValueId v, gen::Next k) {
-    if (seen(Ids::kSub4)) return same(Ids::kSub4, v) && k();
-    if (!bind(Ids::kSub4, v)) return false;
-    const NodeId n = node(Ids::kSub4, v, op::kSub);
-    if (n == kNoId || !attrs(Ids::kSub4, n, v)) return false;
-    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
-  }
-
-  /// Sub(x, layer_norm_core.1.mean)
-  /// (rules/layer_norm.yaml: layer_norm_to_fp16 36:34 (in layer_norm_core at
-  /// rules/layer_norm.yaml:89:16), layer_norm_no_bias 36:14 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
+  /// (rules/layer_norm.yaml: layer_norm_to_fp16 42:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:108:11), layer_norm_no_affine 42:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:137:11))
   bool matchSub5(ValueId v, gen::Next k) {
     if (seen(Ids::kSub5)) return same(Ids::kSub5, v) && k();
     if (!bind(Ids::kSub5, v)) return false;
@@ -215,9 +200,21 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Sub(x, layer_norm_core.1.mean)
-  /// (rules/layer_norm.yaml: layer_norm_to_fp16 37:34 (in layer_norm_core at
-  /// rules/layer_norm.yaml:89:16), layer_norm_no_bias 37:14 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
+  /// (rules/layer_norm.yaml: layer_norm_to_fp16 42:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:108:11), layer_norm_no_bias 42:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:125:11))
+  bool matchSub6(ValueId v, gen::Next k) {
+    if (seen(Ids::kSub6)) return same(Ids::kSub6, v) && k();
+    if (!bind(Ids::kSub6, v)) return false;
+    const NodeId n = node(Ids::kSub6, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kSub6, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Sub(x, layer_norm_core.1.mean)
+  /// (rules/layer_norm.yaml: layer_norm_to_fp16 43:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:108:11), layer_norm_no_affine 43:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:137:11))
   bool matchSub9(ValueId v, gen::Next k) {
     if (seen(Ids::kSub9)) return same(Ids::kSub9, v) && k();
     if (!bind(Ids::kSub9, v)) return false;
@@ -227,145 +224,236 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 2.0
-  /// (rules/layer_norm.yaml: layer_norm_to_fp16 38:32 (in layer_norm_core at
-  /// rules/layer_norm.yaml:89:16), layer_norm_no_affine 38:43 (in layer_norm_core at
-  /// rules/layer_norm.yaml:118:16))
-  bool matchConstant12(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
-    return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
+  /// (rules/layer_norm.yaml: layer_norm_to_fp16 44:32 (in layer_norm_core at
+  /// rules/layer_norm.yaml:108:11), layer_norm_no_affine 44:43 (in layer_norm_core at
+  /// rules/layer_norm.yaml:137:11))
+  bool matchConstant13(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant13)) return same(Ids::kConstant13, v) && k();
+    return bind(Ids::kConstant13, v) && constant(Ids::kConstant13, v) && k();
   }
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:54
-// layer_norm (priority 130): Full LayerNorm with scale and bias.
+// Generated from: rules/layer_norm.yaml:74
+// layer_norm (priority 130): Full LayerNorm with scale and bias, as torch or TensorFlow (tf2onnx) writes it.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule layer_norm for the shared checks and messages.
 const gen::RuleSpec& specLayerNorm() {
   static const gen::RuleSpec spec = {
     "layer_norm",
-    "rules/layer_norm.yaml:54:5",
-    5,  // root expr
+    "rules/layer_norm.yaml:74:5",
+    8,  // root expr
     // slots
-    {"x", "n", "scale", "bias", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
-     "layer_norm_core.1.d2", "layer_norm_core.1.var", "eps", "layer_norm_core.1.std"},
+    {"x", "eps", "layer_norm_core.1.n", "scale", "bias", "tf_layer_norm.1.y", "y",
+     "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
+     "layer_norm_core.1.var", "layer_norm_core.1.std", "tf_layer_norm.1.mean", "tf_layer_norm.1.d",
+     "tf_layer_norm.1.var", "std_of.2.std", "std_of.3.std", "tf_layer_norm.1.inv",
+     "tf_layer_norm.1.m"},
     0,  // attribute captures
     0,  // shape symbols
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:58:32", 0},
-      // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"n", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 1},
-      // 2: scale
-      {"scale", "rules/layer_norm.yaml:59:22", 2},
-      // 3: Mul(n, scale)
-      {"Mul", "rules/layer_norm.yaml:59:15", gen::kNoSlot, 2},
-      // 4: bias
-      {"bias", "rules/layer_norm.yaml:59:30", 3},
-      // 5: Add(Mul(n, scale), bias)
-      {"Add", "rules/layer_norm.yaml:59:11", 4, 2},
-      // 6: ReduceMean(x, axes=[-1], keepdims=1)
+      {"x", "rules/layer_norm.yaml:78:35", 0},
+      // 1: eps
+      {"eps", "rules/layer_norm.yaml:78:38", 1},
+      // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"layer_norm_core.1.n",
+       "rules/layer_norm.yaml:46:27 (in layer_norm_core at rules/layer_norm.yaml:78:19)", 2},
+      // 3: scale
+      {"scale", "rules/layer_norm.yaml:78:44", 3},
+      // 4: Mul(layer_norm_core.1.n, scale)
+      {"Mul", "rules/layer_norm.yaml:78:15", gen::kNoSlot, 2},
+      // 5: bias
+      {"bias", "rules/layer_norm.yaml:78:52", 4},
+      // 6: Add(Mul(layer_norm_core.1.n, scale), bias)
+      {"Add", "rules/layer_norm.yaml:78:11", gen::kNoSlot, 2},
+      // 7: Add(Mul(x, tf_layer_norm.1.m), Sub(bias, Mul(tf_layer_norm.1.mean, tf_layer_norm.1.m)))
+      {"Add", "rules/layer_norm.yaml:71:14 (in tf_layer_norm at rules/layer_norm.yaml:78:60)", 5,
+       2},
+      // 8: Add(Mul(layer_norm_core.1.n, scale), bias) | tf_layer_norm.1.y
+      {"y", "rules/layer_norm.yaml:78:58", 6},
+      // 9: ReduceMean(x, axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 5, 1,
-       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:41:14 (in layer_norm_core at rules/layer_norm.yaml:78:19)", 7, 1,
+       {{"axes", "rules/layer_norm.yaml:41:28 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         "rules/layer_norm.yaml:41:39 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 7: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      // 10: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 2},
-      // 8: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
-       gen::kNoSlot, 2},
-      // 9: Cast(Sub(x, layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
-       gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
-         Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 10: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
-      {"layer_norm_core.1.d",
-       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 6},
       // 11: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      {"Sub", "rules/layer_norm.yaml:42:34 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 2},
-      // 12: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
-       gen::kNoSlot, 2},
-      // 13: Cast(Sub(x, layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      // 12: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:42:29 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       {{"to", "rules/layer_norm.yaml:42:48 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 14: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      // 13: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"layer_norm_core.1.d",
+       "rules/layer_norm.yaml:42:27 (in layer_norm_core at rules/layer_norm.yaml:78:19)", 8},
+      // 14: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:43:14 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
+       gen::kNoSlot, 2},
+      // 15: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:43:34 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
+       gen::kNoSlot, 2},
+      // 16: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:43:29 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
+       gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:43:48 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 17: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
       {"layer_norm_core.1.d2",
-       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 7},
-      // 15: 2.0
+       "rules/layer_norm.yaml:43:27 (in layer_norm_core at rules/layer_norm.yaml:78:19)", 9},
+      // 18: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:44:32 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 16: 2.0
+      // 19: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:44:43 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 17: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      // 20: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:44:38 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 1},
-      // 18: 2.0 | Cast(2.0)
+      // 21: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:58:16)"},
-      // 19: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:44:36 (in layer_norm_core at rules/layer_norm.yaml:78:19)"},
+      // 22: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:44:25 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 2},
-      // 20: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      // 23: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:44:51 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 2},
-      // 21: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      // 24: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:58:16)"},
-      // 22: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+       "rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:78:19)"},
+      // 25: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 8, 1,
-       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:78:19)", 10, 1,
+       {{"axes", "rules/layer_norm.yaml:44:62 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         "rules/layer_norm.yaml:44:73 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 23: eps
-      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 9},
-      // 24: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      // 26: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt",
+       "rules/layer_norm.yaml:32:13 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:78:19)",
+       11, 1},
+      // 27: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:46:14 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 2},
-      // 25: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
-       10, 1},
-      // 26: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
-       gen::kNoSlot, 2},
-      // 27: Reciprocal(layer_norm_core.1.std)
+      // 28: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:46:37 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
        gen::kNoSlot, 1},
-      // 28: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      // 29: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:46:29 (in layer_norm_core at rules/layer_norm.yaml:78:19)",
+       gen::kNoSlot, 2},
+      // 30: ReduceMean(x, axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:66:14 (in tf_layer_norm at rules/layer_norm.yaml:78:60)", 12, 1,
+       {{"axes", "rules/layer_norm.yaml:66:28 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:66:39 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 31: Sub(x, tf_layer_norm.1.mean)
+      {"Sub", "rules/layer_norm.yaml:67:14 (in tf_layer_norm at rules/layer_norm.yaml:78:60)", 13,
+       2},
+      // 32: Mul(tf_layer_norm.1.d, tf_layer_norm.1.d)
+      {"Mul", "rules/layer_norm.yaml:68:25 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 2},
+      // 33: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:68:44 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 34: Pow(tf_layer_norm.1.d, 2.0)
+      {"Pow", "rules/layer_norm.yaml:68:37 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 2},
+      // 35: Mul(tf_layer_norm.1.d, tf_layer_norm.1.d) | Pow(tf_layer_norm.1.d, 2.0)
+      {"alternatives",
+       "rules/layer_norm.yaml:68:35 (in tf_layer_norm at rules/layer_norm.yaml:78:60)"},
+      // 36: ReduceMean((Mul(tf_layer_norm.1.d, tf_layer_norm.1.d) | Pow(tf_layer_norm.1.d, 2.0)), axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:68:14 (in tf_layer_norm at rules/layer_norm.yaml:78:60)", 14, 1,
+       {{"axes", "rules/layer_norm.yaml:68:50 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:68:61 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 37: Sqrt(Add(tf_layer_norm.1.var, eps))
+      {"Sqrt",
+       "rules/layer_norm.yaml:32:13 (in std_of at rules/layer_norm.yaml:69:25) (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       15, 1},
+      // 38: Reciprocal(std_of.2.std)
+      {"Reciprocal",
+       "rules/layer_norm.yaml:69:14 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 1},
+      // 39: 1.0
+      {"constant 1.0",
+       "rules/layer_norm.yaml:69:49 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(1.0)},
+      // 40: Sqrt(Add(tf_layer_norm.1.var, eps))
+      {"Sqrt",
+       "rules/layer_norm.yaml:32:13 (in std_of at rules/layer_norm.yaml:69:54) (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       16, 1},
+      // 41: Div(1.0, std_of.3.std)
+      {"Div", "rules/layer_norm.yaml:69:45 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 2},
+      // 42: Reciprocal(std_of.2.std) | Div(1.0, std_of.3.std)
+      {"tf_layer_norm.1.inv",
+       "rules/layer_norm.yaml:69:43 (in tf_layer_norm at rules/layer_norm.yaml:78:60)", 17},
+      // 43: Mul(tf_layer_norm.1.inv, scale)
+      {"Mul", "rules/layer_norm.yaml:70:14 (in tf_layer_norm at rules/layer_norm.yaml:78:60)", 18,
+       2},
+      // 44: Mul(x, tf_layer_norm.1.m)
+      {"Mul", "rules/layer_norm.yaml:71:18 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 2},
+      // 45: Mul(tf_layer_norm.1.mean, tf_layer_norm.1.m)
+      {"Mul", "rules/layer_norm.yaml:71:39 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 2},
+      // 46: Sub(bias, Mul(tf_layer_norm.1.mean, tf_layer_norm.1.m))
+      {"Sub", "rules/layer_norm.yaml:71:29 (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 2},
+      // 47: Add(layer_norm_core.1.var, eps)
+      {"Add",
+       "rules/layer_norm.yaml:32:18 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:78:19)",
+       gen::kNoSlot, 2},
+      // 48: Add(tf_layer_norm.1.var, eps)
+      {"Add",
+       "rules/layer_norm.yaml:32:18 (in std_of at rules/layer_norm.yaml:69:25) (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+       gen::kNoSlot, 2},
+      // 49: Add(tf_layer_norm.1.var, eps)
+      {"Add",
+       "rules/layer_norm.yaml:32:18 (in std_of at rules/layer_norm.yaml:69:54) (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kRank, "rules/layer_norm.yaml:61:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/layer_norm.yaml:80:16", "scale", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {1}},
-     {Check::kNative, "rules/layer_norm.yaml:61:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+     {Check::kNative, "rules/layer_norm.yaml:80:25", "scale", gen::kNoSlot, {"scale", "x"}, {3, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kRank, "rules/layer_norm.yaml:62:16", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/layer_norm.yaml:81:16", "bias", 4, {}, {}, "", nullptr, gen::kNoSlot,
       {1}},
-     {Check::kNative, "rules/layer_norm.yaml:62:25", "bias", gen::kNoSlot, {"bias", "x"}, {3, 0},
+     {Check::kNative, "rules/layer_norm.yaml:81:25", "bias", gen::kNoSlot, {"bias", "x"}, {4, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kNative, "rules/layer_norm.yaml:63:16", "x", gen::kNoSlot, {"x", "scale", "bias"},
-      {0, 2, 3}, "same_elem_type", gen::nativePredicate("same_elem_type")},
+     {Check::kNative, "rules/layer_norm.yaml:82:16", "x", gen::kNoSlot, {"x", "scale", "bias"},
+      {0, 3, 4}, "same_elem_type", gen::nativePredicate("same_elem_type")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", "eps", 9,
-      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
+      "rules/layer_norm.yaml:34:14 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:78:19)",
+      "eps", 1, {}, {}, "", nullptr, 11, {}, true, true, 0.0, 0.001},
+     {Check::kScalar,
+      "rules/layer_norm.yaml:34:14 (in std_of at rules/layer_norm.yaml:69:25) (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+      "eps", 1, {}, {}, "", nullptr, 15, {}, true, true, 0.0, 0.001},
+     {Check::kScalar,
+      "rules/layer_norm.yaml:34:14 (in std_of at rules/layer_norm.yaml:69:54) (in tf_layer_norm at rules/layer_norm.yaml:78:60)",
+      "eps", 1, {}, {}, "", nullptr, 16, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
   };
@@ -376,34 +464,55 @@ const gen::RuleSpec& specLayerNorm() {
 struct LayerNormIds {
   enum : gen::ExprId {
     kX = 0,
-    kN = 1,
-    kScale = 2,
-    kMul3 = 3,
-    kBias = 4,
-    kY = 5,
-    kLayerNormCore1Mean = 6,
-    kSub7 = 7,
-    kSub8 = 8,
-    kCast9 = 9,
-    kLayerNormCore1D = 10,
+    kEps = 1,
+    kLayerNormCore1N = 2,
+    kScale = 3,
+    kMul4 = 4,
+    kBias = 5,
+    kAdd6 = 6,
+    kTfLayerNorm1Y = 7,
+    kY = 8,
+    kLayerNormCore1Mean = 9,
+    kSub10 = 10,
     kSub11 = 11,
-    kSub12 = 12,
-    kCast13 = 13,
-    kLayerNormCore1D2 = 14,
-    kConstant15 = 15,
-    kConstant16 = 16,
-    kCast17 = 17,
-    kAnyOf18 = 18,
-    kPow = 19,
-    kMul20 = 20,
+    kCast12 = 12,
+    kLayerNormCore1D = 13,
+    kSub14 = 14,
+    kSub15 = 15,
+    kCast16 = 16,
+    kLayerNormCore1D2 = 17,
+    kConstant18 = 18,
+    kConstant19 = 19,
+    kCast20 = 20,
     kAnyOf21 = 21,
-    kLayerNormCore1Var = 22,
-    kEps = 23,
-    kAdd = 24,
-    kLayerNormCore1Std = 25,
-    kDiv = 26,
-    kReciprocal = 27,
-    kMul28 = 28,
+    kPow22 = 22,
+    kMul23 = 23,
+    kAnyOf24 = 24,
+    kLayerNormCore1Var = 25,
+    kLayerNormCore1Std = 26,
+    kDiv27 = 27,
+    kReciprocal28 = 28,
+    kMul29 = 29,
+    kTfLayerNorm1Mean = 30,
+    kTfLayerNorm1D = 31,
+    kMul32 = 32,
+    kConstant33 = 33,
+    kPow34 = 34,
+    kAnyOf35 = 35,
+    kTfLayerNorm1Var = 36,
+    kStdOf2Std = 37,
+    kReciprocal38 = 38,
+    kConstant39 = 39,
+    kStdOf3Std = 40,
+    kDiv41 = 41,
+    kTfLayerNorm1Inv = 42,
+    kTfLayerNorm1M = 43,
+    kMul44 = 44,
+    kMul45 = 45,
+    kSub46 = 46,
+    kAdd47 = 47,
+    kAdd48 = 48,
+    kAdd49 = 49,
   };
 };
 
@@ -430,173 +539,210 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotN = 1,
-    kSlotScale = 2,
-    kSlotBias = 3,
-    kSlotY = 4,
-    kSlotLayerNormCore1Mean = 5,
-    kSlotLayerNormCore1D = 6,
-    kSlotLayerNormCore1D2 = 7,
-    kSlotLayerNormCore1Var = 8,
-    kSlotEps = 9,
-    kSlotLayerNormCore1Std = 10,
+    kSlotEps = 1,
+    kSlotLayerNormCore1N = 2,
+    kSlotScale = 3,
+    kSlotBias = 4,
+    kSlotTfLayerNorm1Y = 5,
+    kSlotY = 6,
+    kSlotLayerNormCore1Mean = 7,
+    kSlotLayerNormCore1D = 8,
+    kSlotLayerNormCore1D2 = 9,
+    kSlotLayerNormCore1Var = 10,
+    kSlotLayerNormCore1Std = 11,
+    kSlotTfLayerNorm1Mean = 12,
+    kSlotTfLayerNorm1D = 13,
+    kSlotTfLayerNorm1Var = 14,
+    kSlotStdOf2Std = 15,
+    kSlotStdOf3Std = 16,
+    kSlotTfLayerNorm1Inv = 17,
+    kSlotTfLayerNorm1M = 18,
   };
 
   // ---- Match
 
   // From LayerNormSharedMatch (the same in other rules of this file):
-  // matchX, matchScale, matchBias, matchLayerNormCore1Mean, matchSub7, matchSub8, matchCast9,
-  // matchEps.
+  // matchX, matchEps, matchScale, matchBias, matchLayerNormCore1Mean, matchSub10, matchSub11,
+  // matchCast12.
 
-  /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
-  bool matchN(ValueId v, gen::Next k) {
-    if (seen(kN)) return same(kN, v) && k();
-    if (!bind(kN, v)) return false;
+  /// layer_norm_core.1.n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) |
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:27 (in
+  /// layer_norm_core at rules/layer_norm.yaml:78:19))
+  bool matchLayerNormCore1N(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1N)) return same(kLayerNormCore1N, v) && k();
+    if (!bind(kLayerNormCore1N, v)) return false;
     const uint32_t m = mark();
-    if (choose(kN, 0) && matchDiv(v, k)) return true;
+    if (choose(kLayerNormCore1N, 0) && matchDiv27(v, k)) return true;
     undo(m);
-    if (choose(kN, 1) && matchMul28(v, k)) return true;
+    if (choose(kLayerNormCore1N, 1) && matchMul29(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Mul(n, scale)  (rules/layer_norm.yaml:59:15)
-  bool matchMul3(ValueId v, gen::Next k) {
-    if (seen(kMul3)) return same(kMul3, v) && k();
-    if (!bind(kMul3, v)) return false;
-    const NodeId n = node(kMul3, v, op::kMul);
-    if (n == kNoId || !attrs(kMul3, n, v)) return false;
+  /// Mul(layer_norm_core.1.n, scale)  (rules/layer_norm.yaml:78:15)
+  bool matchMul4(ValueId v, gen::Next k) {
+    if (seen(kMul4)) return same(kMul4, v) && k();
+    if (!bind(kMul4, v)) return false;
+    const NodeId n = node(kMul4, v, op::kMul);
+    if (n == kNoId || !attrs(kMul4, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchN(in0, [&] { return matchScale(in1, k); })) return true;
+    if (matchLayerNormCore1N(in0, [&] { return matchScale(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchN(in1, [&] { return matchScale(in0, k); });
+    return matchLayerNormCore1N(in1, [&] { return matchScale(in0, k); });
   }
 
-  /// y = Add(Mul(n, scale), bias)  (rules/layer_norm.yaml:59:11)
+  /// Add(Mul(layer_norm_core.1.n, scale), bias)  (rules/layer_norm.yaml:78:11)
+  bool matchAdd6(ValueId v, gen::Next k) {
+    if (seen(kAdd6)) return same(kAdd6, v) && k();
+    if (!bind(kAdd6, v)) return false;
+    const NodeId n = node(kAdd6, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd6, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul4(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul4(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// tf_layer_norm.1.y = Add(Mul(x, tf_layer_norm.1.m), Sub(bias, Mul(tf_layer_norm.1.mean,
+  /// tf_layer_norm.1.m)))  (rules/layer_norm.yaml:71:14 (in tf_layer_norm at
+  /// rules/layer_norm.yaml:78:60))
+  bool matchTfLayerNorm1Y(ValueId v, gen::Next k) {
+    if (seen(kTfLayerNorm1Y)) return same(kTfLayerNorm1Y, v) && k();
+    if (!bind(kTfLayerNorm1Y, v)) return false;
+    const NodeId n = node(kTfLayerNorm1Y, v, op::kAdd);
+    if (n == kNoId || !attrs(kTfLayerNorm1Y, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul44(in0, [&] { return matchSub46(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul44(in1, [&] { return matchSub46(in0, k); });
+  }
+
+  /// y = Add(Mul(layer_norm_core.1.n, scale), bias) | tf_layer_norm.1.y 
+  /// (rules/layer_norm.yaml:78:58)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kAdd);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul3(in0, [&] { return matchBias(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMul3(in1, [&] { return matchBias(in0, k); });
+    if (choose(kY, 0) && matchAdd6(v, k)) return true;
+    undo(m);
+    if (choose(kY, 1) && matchTfLayerNorm1Y(v, k)) return true;
+    undo(m);
+    return false;
   }
 
   /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
-  /// to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// to=1)  (rules/layer_norm.yaml:42:27 (in layer_norm_core at rules/layer_norm.yaml:78:19))
   bool matchLayerNormCore1D(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
     if (!bind(kLayerNormCore1D, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D, 0) && matchSub7(v, k)) return true;
+    if (choose(kLayerNormCore1D, 0) && matchSub10(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D, 1) && matchCast9(v, k)) return true;
+    if (choose(kLayerNormCore1D, 1) && matchCast12(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:14 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
-  bool matchSub11(ValueId v, gen::Next k) {
-    if (seen(kSub11)) return same(kSub11, v) && k();
-    if (!bind(kSub11, v)) return false;
-    const NodeId n = node(kSub11, v, op::kSub);
-    if (n == kNoId || !attrs(kSub11, n, v)) return false;
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:43:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:78:19))
+  bool matchSub14(ValueId v, gen::Next k) {
+    if (seen(kSub14)) return same(kSub14, v) && k();
+    if (!bind(kSub14, v)) return false;
+    const NodeId n = node(kSub14, v, op::kSub);
+    if (n == kNoId || !attrs(kSub14, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:34 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
-  bool matchSub12(ValueId v, gen::Next k) {
-    if (seen(kSub12)) return same(kSub12, v) && k();
-    if (!bind(kSub12, v)) return false;
-    const NodeId n = node(kSub12, v, op::kSub);
-    if (n == kNoId || !attrs(kSub12, n, v)) return false;
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:43:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:78:19))
+  bool matchSub15(ValueId v, gen::Next k) {
+    if (seen(kSub15)) return same(kSub15, v) && k();
+    if (!bind(kSub15, v)) return false;
+    const NodeId n = node(kSub15, v, op::kSub);
+    if (n == kNoId || !attrs(kSub15, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:29 (in layer_norm_core
-  /// at rules/layer_norm.yaml:58:16))
-  bool matchCast13(ValueId v, gen::Next k) {
-    if (seen(kCast13)) return same(kCast13, v) && k();
-    if (!bind(kCast13, v)) return false;
-    const NodeId n = node(kCast13, v, op::kCast);
-    if (n == kNoId || !attrs(kCast13, n, v)) return false;
-    return matchSub12(input(n, 0), k);
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:43:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:78:19))
+  bool matchCast16(ValueId v, gen::Next k) {
+    if (seen(kCast16)) return same(kCast16, v) && k();
+    if (!bind(kCast16, v)) return false;
+    const NodeId n = node(kCast16, v, op::kCast);
+    if (n == kNoId || !attrs(kCast16, n, v)) return false;
+    return matchSub15(input(n, 0), k);
   }
 
   /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
-  /// to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// to=1)  (rules/layer_norm.yaml:43:27 (in layer_norm_core at rules/layer_norm.yaml:78:19))
   bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
     if (!bind(kLayerNormCore1D2, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D2, 0) && matchSub11(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 0) && matchSub14(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D2, 1) && matchCast13(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 1) && matchCast16(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// 2.0  (rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:58:16))
-  bool matchConstant15(ValueId v, gen::Next k) {
-    if (seen(kConstant15)) return same(kConstant15, v) && k();
-    return bind(kConstant15, v) && constant(kConstant15, v) && k();
+  /// 2.0  (rules/layer_norm.yaml:44:32 (in layer_norm_core at rules/layer_norm.yaml:78:19))
+  bool matchConstant18(ValueId v, gen::Next k) {
+    if (seen(kConstant18)) return same(kConstant18, v) && k();
+    return bind(kConstant18, v) && constant(kConstant18, v) && k();
   }
 
-  /// 2.0  (rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:58:16))
-  bool matchConstant16(ValueId v, gen::Next k) {
-    if (seen(kConstant16)) return same(kConstant16, v) && k();
-    return bind(kConstant16, v) && constant(kConstant16, v) && k();
+  /// 2.0  (rules/layer_norm.yaml:44:43 (in layer_norm_core at rules/layer_norm.yaml:78:19))
+  bool matchConstant19(ValueId v, gen::Next k) {
+    if (seen(kConstant19)) return same(kConstant19, v) && k();
+    return bind(kConstant19, v) && constant(kConstant19, v) && k();
   }
 
-  /// Cast(2.0)  (rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:58:16))
-  bool matchCast17(ValueId v, gen::Next k) {
-    if (seen(kCast17)) return same(kCast17, v) && k();
-    if (!bind(kCast17, v)) return false;
-    const NodeId n = node(kCast17, v, op::kCast);
-    if (n == kNoId || !attrs(kCast17, n, v)) return false;
-    return matchConstant16(input(n, 0), k);
+  /// Cast(2.0)  (rules/layer_norm.yaml:44:38 (in layer_norm_core at rules/layer_norm.yaml:78:19))
+  bool matchCast20(ValueId v, gen::Next k) {
+    if (seen(kCast20)) return same(kCast20, v) && k();
+    if (!bind(kCast20, v)) return false;
+    const NodeId n = node(kCast20, v, op::kCast);
+    if (n == kNoId || !attrs(kCast20, n, v)) return false;
+    return matchConstant19(input(n, 0), k);
   }
 
-  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:38:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
-  bool matchAnyOf18(ValueId v, gen::Next k) {
-    if (seen(kAnyOf18)) return same(kAnyOf18, v) && k();
-    if (!bind(kAnyOf18, v)) return false;
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:44:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:78:19))
+  bool matchAnyOf21(ValueId v, gen::Next k) {
+    if (seen(kAnyOf21)) return same(kAnyOf21, v) && k();
+    if (!bind(kAnyOf21, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf18, 0) && matchConstant15(v, k)) return true;
+    if (choose(kAnyOf21, 0) && matchConstant18(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf18, 1) && matchCast17(v, k)) return true;
+    if (choose(kAnyOf21, 1) && matchCast20(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:58:16))
-  bool matchPow(ValueId v, gen::Next k) {
-    if (seen(kPow)) return same(kPow, v) && k();
-    if (!bind(kPow, v)) return false;
-    const NodeId n = node(kPow, v, op::kPow);
-    if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf18(input(n, 1), k); });
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:44:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:78:19))
+  bool matchPow22(ValueId v, gen::Next k) {
+    if (seen(kPow22)) return same(kPow22, v) && k();
+    if (!bind(kPow22, v)) return false;
+    const NodeId n = node(kPow22, v, op::kPow);
+    if (n == kNoId || !attrs(kPow22, n, v)) return false;
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf21(input(n, 1), k); });
   }
 
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:58:16))
-  bool matchMul20(ValueId v, gen::Next k) {
-    if (seen(kMul20)) return same(kMul20, v) && k();
-    if (!bind(kMul20, v)) return false;
-    const NodeId n = node(kMul20, v, op::kMul);
-    if (n == kNoId || !attrs(kMul20, n, v)) return false;
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:44:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:78:19))
+  bool matchMul23(ValueId v, gen::Next k) {
+    if (seen(kMul23)) return same(kMul23, v) && k();
+    if (!bind(kMul23, v)) return false;
+    const NodeId n = node(kMul23, v, op::kMul);
+    if (n == kNoId || !attrs(kMul23, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
@@ -606,36 +752,273 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:58:16))
-  bool matchAnyOf21(ValueId v, gen::Next k) {
-    if (seen(kAnyOf21)) return same(kAnyOf21, v) && k();
-    if (!bind(kAnyOf21, v)) return false;
+  /// (rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:78:19))
+  bool matchAnyOf24(ValueId v, gen::Next k) {
+    if (seen(kAnyOf24)) return same(kAnyOf24, v) && k();
+    if (!bind(kAnyOf24, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf21, 0) && matchPow(v, k)) return true;
+    if (choose(kAnyOf24, 0) && matchPow22(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf21, 1) && matchMul20(v, k)) return true;
+    if (choose(kAnyOf24, 1) && matchMul23(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// (rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:78:19))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
     const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
     if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
-    return matchAnyOf21(input(n, 0), k);
+    return matchAnyOf24(input(n, 0), k);
   }
 
-  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
-  bool matchAdd(ValueId v, gen::Next k) {
-    if (seen(kAdd)) return same(kAdd, v) && k();
-    if (!bind(kAdd, v)) return false;
-    const NodeId n = node(kAdd, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd, n, v)) return false;
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:32:13
+  /// (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at
+  /// rules/layer_norm.yaml:78:19))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
+    return matchAdd47(input(n, 0), k);
+  }
+
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:46:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:78:19))
+  bool matchDiv27(ValueId v, gen::Next k) {
+    if (seen(kDiv27)) return same(kDiv27, v) && k();
+    if (!bind(kDiv27, v)) return false;
+    const NodeId n = node(kDiv27, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv27, n, v)) return false;
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
+  }
+
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:46:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:78:19))
+  bool matchReciprocal28(ValueId v, gen::Next k) {
+    if (seen(kReciprocal28)) return same(kReciprocal28, v) && k();
+    if (!bind(kReciprocal28, v)) return false;
+    const NodeId n = node(kReciprocal28, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal28, n, v)) return false;
+    return matchLayerNormCore1Std(input(n, 0), k);
+  }
+
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:78:19))
+  bool matchMul29(ValueId v, gen::Next k) {
+    if (seen(kMul29)) return same(kMul29, v) && k();
+    if (!bind(kMul29, v)) return false;
+    const NodeId n = node(kMul29, v, op::kMul);
+    if (n == kNoId || !attrs(kMul29, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal28(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal28(in0, k); });
+  }
+
+  /// tf_layer_norm.1.mean = ReduceMean(x, axes=[-1], keepdims=1)  (rules/layer_norm.yaml:66:14 (in
+  /// tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchTfLayerNorm1Mean(ValueId v, gen::Next k) {
+    if (seen(kTfLayerNorm1Mean)) return same(kTfLayerNorm1Mean, v) && k();
+    if (!bind(kTfLayerNorm1Mean, v)) return false;
+    const NodeId n = node(kTfLayerNorm1Mean, v, op::kReduceMean);
+    if (n == kNoId || !attrs(kTfLayerNorm1Mean, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// tf_layer_norm.1.d = Sub(x, tf_layer_norm.1.mean)  (rules/layer_norm.yaml:67:14 (in
+  /// tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchTfLayerNorm1D(ValueId v, gen::Next k) {
+    if (seen(kTfLayerNorm1D)) return same(kTfLayerNorm1D, v) && k();
+    if (!bind(kTfLayerNorm1D, v)) return false;
+    const NodeId n = node(kTfLayerNorm1D, v, op::kSub);
+    if (n == kNoId || !attrs(kTfLayerNorm1D, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchTfLayerNorm1Mean(input(n, 1), k); });
+  }
+
+  /// Mul(tf_layer_norm.1.d, tf_layer_norm.1.d)  (rules/layer_norm.yaml:68:25 (in tf_layer_norm at
+  /// rules/layer_norm.yaml:78:60))
+  bool matchMul32(ValueId v, gen::Next k) {
+    if (seen(kMul32)) return same(kMul32, v) && k();
+    if (!bind(kMul32, v)) return false;
+    const NodeId n = node(kMul32, v, op::kMul);
+    if (n == kNoId || !attrs(kMul32, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchTfLayerNorm1D(in0, [&] { return matchTfLayerNorm1D(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchTfLayerNorm1D(in1, [&] { return matchTfLayerNorm1D(in0, k); });
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:68:44 (in tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchConstant33(ValueId v, gen::Next k) {
+    if (seen(kConstant33)) return same(kConstant33, v) && k();
+    return bind(kConstant33, v) && constant(kConstant33, v) && k();
+  }
+
+  /// Pow(tf_layer_norm.1.d, 2.0)  (rules/layer_norm.yaml:68:37 (in tf_layer_norm at
+  /// rules/layer_norm.yaml:78:60))
+  bool matchPow34(ValueId v, gen::Next k) {
+    if (seen(kPow34)) return same(kPow34, v) && k();
+    if (!bind(kPow34, v)) return false;
+    const NodeId n = node(kPow34, v, op::kPow);
+    if (n == kNoId || !attrs(kPow34, n, v)) return false;
+    return matchTfLayerNorm1D(input(n, 0), [&] { return matchConstant33(input(n, 1), k); });
+  }
+
+  /// Mul(tf_layer_norm.1.d, tf_layer_norm.1.d) | Pow(tf_layer_norm.1.d, 2.0) 
+  /// (rules/layer_norm.yaml:68:35 (in tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchAnyOf35(ValueId v, gen::Next k) {
+    if (seen(kAnyOf35)) return same(kAnyOf35, v) && k();
+    if (!bind(kAnyOf35, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf35, 0) && matchMul32(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf35, 1) && matchPow34(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// tf_layer_norm.1.var = ReduceMean((Mul(tf_layer_norm.1.d, tf_layer_norm.1.d) |
+  /// Pow(tf_layer_norm.1.d, 2.0)), axes=[-1], keepdims=1)  (rules/layer_norm.yaml:68:14 (in
+  /// tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchTfLayerNorm1Var(ValueId v, gen::Next k) {
+    if (seen(kTfLayerNorm1Var)) return same(kTfLayerNorm1Var, v) && k();
+    if (!bind(kTfLayerNorm1Var, v)) return false;
+    const NodeId n = node(kTfLayerNorm1Var, v, op::kReduceMean);
+    if (n == kNoId || !attrs(kTfLayerNorm1Var, n, v)) return false;
+    return matchAnyOf35(input(n, 0), k);
+  }
+
+  /// std_of.2.std = Sqrt(Add(tf_layer_norm.1.var, eps))  (rules/layer_norm.yaml:32:13 (in std_of at
+  /// rules/layer_norm.yaml:69:25) (in tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchStdOf2Std(ValueId v, gen::Next k) {
+    if (seen(kStdOf2Std)) return same(kStdOf2Std, v) && k();
+    if (!bind(kStdOf2Std, v)) return false;
+    const NodeId n = node(kStdOf2Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kStdOf2Std, n, v)) return false;
+    return matchAdd48(input(n, 0), k);
+  }
+
+  /// Reciprocal(std_of.2.std)  (rules/layer_norm.yaml:69:14 (in tf_layer_norm at
+  /// rules/layer_norm.yaml:78:60))
+  bool matchReciprocal38(ValueId v, gen::Next k) {
+    if (seen(kReciprocal38)) return same(kReciprocal38, v) && k();
+    if (!bind(kReciprocal38, v)) return false;
+    const NodeId n = node(kReciprocal38, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal38, n, v)) return false;
+    return matchStdOf2Std(input(n, 0), k);
+  }
+
+  /// 1.0  (rules/layer_norm.yaml:69:49 (in tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchConstant39(ValueId v, gen::Next k) {
+    if (seen(kConstant39)) return same(kConstant39, v) && k();
+    return bind(kConstant39, v) && constant(kConstant39, v) && k();
+  }
+
+  /// std_of.3.std = Sqrt(Add(tf_layer_norm.1.var, eps))  (rules/layer_norm.yaml:32:13 (in std_of at
+  /// rules/layer_norm.yaml:69:54) (in tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchStdOf3Std(ValueId v, gen::Next k) {
+    if (seen(kStdOf3Std)) return same(kStdOf3Std, v) && k();
+    if (!bind(kStdOf3Std, v)) return false;
+    const NodeId n = node(kStdOf3Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kStdOf3Std, n, v)) return false;
+    return matchAdd49(input(n, 0), k);
+  }
+
+  /// Div(1.0, std_of.3.std)  (rules/layer_norm.yaml:69:45 (in tf_layer_norm at
+  /// rules/layer_norm.yaml:78:60))
+  bool matchDiv41(ValueId v, gen::Next k) {
+    if (seen(kDiv41)) return same(kDiv41, v) && k();
+    if (!bind(kDiv41, v)) return false;
+    const NodeId n = node(kDiv41, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv41, n, v)) return false;
+    return matchConstant39(input(n, 0), [&] { return matchStdOf3Std(input(n, 1), k); });
+  }
+
+  /// tf_layer_norm.1.inv = Reciprocal(std_of.2.std) | Div(1.0, std_of.3.std) 
+  /// (rules/layer_norm.yaml:69:43 (in tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchTfLayerNorm1Inv(ValueId v, gen::Next k) {
+    if (seen(kTfLayerNorm1Inv)) return same(kTfLayerNorm1Inv, v) && k();
+    if (!bind(kTfLayerNorm1Inv, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kTfLayerNorm1Inv, 0) && matchReciprocal38(v, k)) return true;
+    undo(m);
+    if (choose(kTfLayerNorm1Inv, 1) && matchDiv41(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// tf_layer_norm.1.m = Mul(tf_layer_norm.1.inv, scale)  (rules/layer_norm.yaml:70:14 (in
+  /// tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchTfLayerNorm1M(ValueId v, gen::Next k) {
+    if (seen(kTfLayerNorm1M)) return same(kTfLayerNorm1M, v) && k();
+    if (!bind(kTfLayerNorm1M, v)) return false;
+    const NodeId n = node(kTfLayerNorm1M, v, op::kMul);
+    if (n == kNoId || !attrs(kTfLayerNorm1M, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchTfLayerNorm1Inv(in0, [&] { return matchScale(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchTfLayerNorm1Inv(in1, [&] { return matchScale(in0, k); });
+  }
+
+  /// Mul(x, tf_layer_norm.1.m)  (rules/layer_norm.yaml:71:18 (in tf_layer_norm at
+  /// rules/layer_norm.yaml:78:60))
+  bool matchMul44(ValueId v, gen::Next k) {
+    if (seen(kMul44)) return same(kMul44, v) && k();
+    if (!bind(kMul44, v)) return false;
+    const NodeId n = node(kMul44, v, op::kMul);
+    if (n == kNoId || !attrs(kMul44, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchTfLayerNorm1M(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchTfLayerNorm1M(in0, k); });
+  }
+
+  /// Mul(tf_layer_norm.1.mean, tf_layer_norm.1.m)  (rules/layer_norm.yaml:71:39 (in tf_layer_norm
+  /// at rules/layer_norm.yaml:78:60))
+  bool matchMul45(ValueId v, gen::Next k) {
+    if (seen(kMul45)) return same(kMul45, v) && k();
+    if (!bind(kMul45, v)) return false;
+    const NodeId n = node(kMul45, v, op::kMul);
+    if (n == kNoId || !attrs(kMul45, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchTfLayerNorm1Mean(in0, [&] { return matchTfLayerNorm1M(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchTfLayerNorm1Mean(in1, [&] { return matchTfLayerNorm1M(in0, k); });
+  }
+
+  /// Sub(bias, Mul(tf_layer_norm.1.mean, tf_layer_norm.1.m))  (rules/layer_norm.yaml:71:29 (in
+  /// tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchSub46(ValueId v, gen::Next k) {
+    if (seen(kSub46)) return same(kSub46, v) && k();
+    if (!bind(kSub46, v)) return false;
+    const NodeId n = node(kSub46, v, op::kSub);
+    if (n == kNoId || !attrs(kSub46, n, v)) return false;
+    return matchBias(input(n, 0), [&] { return matchMul45(input(n, 1), k); });
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:32:18 (in std_of at
+  /// rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:78:19))
+  bool matchAdd47(ValueId v, gen::Next k) {
+    if (seen(kAdd47)) return same(kAdd47, v) && k();
+    if (!bind(kAdd47, v)) return false;
+    const NodeId n = node(kAdd47, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd47, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1Var(in0, [&] { return matchEps(in1, k); })) return true;
@@ -644,70 +1027,53 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:58:16))
-  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
-    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
-    if (!bind(kLayerNormCore1Std, v)) return false;
-    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
-    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:58:16))
-  bool matchDiv(ValueId v, gen::Next k) {
-    if (seen(kDiv)) return same(kDiv, v) && k();
-    if (!bind(kDiv, v)) return false;
-    const NodeId n = node(kDiv, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchLayerNormCore1D2(input(n, 0), [&] {
-      return matchLayerNormCore1Std(input(n, 1), k);
-    });
-  }
-
-  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
-    if (!bind(kReciprocal, v)) return false;
-    const NodeId n = node(kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchLayerNormCore1Std(input(n, 0), k);
-  }
-
-  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:58:16))
-  bool matchMul28(ValueId v, gen::Next k) {
-    if (seen(kMul28)) return same(kMul28, v) && k();
-    if (!bind(kMul28, v)) return false;
-    const NodeId n = node(kMul28, v, op::kMul);
-    if (n == kNoId || !attrs(kMul28, n, v)) return false;
+  /// Add(tf_layer_norm.1.var, eps)  (rules/layer_norm.yaml:32:18 (in std_of at
+  /// rules/layer_norm.yaml:69:25) (in tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchAdd48(ValueId v, gen::Next k) {
+    if (seen(kAdd48)) return same(kAdd48, v) && k();
+    if (!bind(kAdd48, v)) return false;
+    const NodeId n = node(kAdd48, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd48, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (matchTfLayerNorm1Var(in0, [&] { return matchEps(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
+    return matchTfLayerNorm1Var(in1, [&] { return matchEps(in0, k); });
+  }
+
+  /// Add(tf_layer_norm.1.var, eps)  (rules/layer_norm.yaml:32:18 (in std_of at
+  /// rules/layer_norm.yaml:69:54) (in tf_layer_norm at rules/layer_norm.yaml:78:60))
+  bool matchAdd49(ValueId v, gen::Next k) {
+    if (seen(kAdd49)) return same(kAdd49, v) && k();
+    if (!bind(kAdd49, v)) return false;
+    const NodeId n = node(kAdd49, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd49, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchTfLayerNorm1Var(in0, [&] { return matchEps(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchTfLayerNorm1Var(in1, [&] { return matchEps(in0, k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:64:5:
+  /// Variant 0, rules/layer_norm.yaml:83:5:
   ///   y = LayerNormalization(x, scale, bias, axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:65:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:65:33", "scale")) return false;
-    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:65:40", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:84:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:84:33", "scale")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:84:40", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:65:55",
-        "rules/layer_norm.yaml:65:55");
+        "rules/layer_norm.yaml:84:55",
+        "rules/layer_norm.yaml:84:55");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     collectMatched();
@@ -715,8 +1081,8 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:64:5",
-        "rules/layer_norm.yaml:65:11")) return false;
+        "rules/layer_norm.yaml:83:5",
+        "rules/layer_norm.yaml:84:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -743,7 +1109,7 @@ class LayerNormRule : public RewritePattern {
             root,
             130,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:54:5",
+            "rules/layer_norm.yaml:74:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -765,7 +1131,7 @@ class LayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:68
+// Generated from: rules/layer_norm.yaml:87
 // layer_norm_fp16 (priority 129): LayerNorm of an fp16 model with its statistics in float: between two Casts, or with the mean and x - mean in fp16 and x - mean cast to float (torch autocast).
 //===----------------------------------------------------------------------===//
 
@@ -773,142 +1139,144 @@ class LayerNormRule : public RewritePattern {
 const gen::RuleSpec& specLayerNormFp16() {
   static const gen::RuleSpec spec = {
     "layer_norm_fp16",
-    "rules/layer_norm.yaml:68:5",
-    3,  // root expr
+    "rules/layer_norm.yaml:87:5",
+    4,  // root expr
     // slots
-    {"x", "n", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
-     "layer_norm_core.1.var", "eps", "layer_norm_core.1.std", "scale", "bias"},
+    {"x", "eps", "n", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
+     "layer_norm_core.1.var", "layer_norm_core.1.std", "scale", "bias"},
     0,  // attribute captures
     0,  // shape symbols
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:74:38", 0},
+      {"x", "rules/layer_norm.yaml:93:33", 0},
       // 1: Cast?(x, to=1)
-      {"Cast", "rules/layer_norm.yaml:74:32", gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:74:41", Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"n", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 1},
-      // 3: Add(Mul(Cast(n, to=10), scale), bias)
-      {"Add", "rules/layer_norm.yaml:48:11 (in half_affine at rules/layer_norm.yaml:75:24)", 2, 2},
-      // 4: ReduceMean(Cast?(x, to=1), axes=[-1], keepdims=1)
+      {"Cast", "rules/layer_norm.yaml:93:27", gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:93:36", Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 2: eps
+      {"eps", "rules/layer_norm.yaml:93:43", 1},
+      // 3: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"n", "rules/layer_norm.yaml:46:27 (in layer_norm_core at rules/layer_norm.yaml:93:11)", 2},
+      // 4: Add(Mul(Cast(n, to=10), scale), bias)
+      {"Add", "rules/layer_norm.yaml:52:11 (in half_affine at rules/layer_norm.yaml:94:24)", 3, 2},
+      // 5: ReduceMean(Cast?(x, to=1), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 3, 1,
-       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       "rules/layer_norm.yaml:41:14 (in layer_norm_core at rules/layer_norm.yaml:93:11)", 4, 1,
+       {{"axes", "rules/layer_norm.yaml:41:28 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+         "rules/layer_norm.yaml:41:39 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 5: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
-       gen::kNoSlot, 2},
       // 6: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+      {"Sub", "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 2},
-      // 7: Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+      // 7: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:42:34 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
+       gen::kNoSlot, 2},
+      // 8: Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:42:29 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       {{"to", "rules/layer_norm.yaml:42:48 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 8: Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...), layer_norm_core.1.mean), to=1)
+      // 9: Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...), layer_norm_core.1.mean), to=1)
       {"layer_norm_core.1.d",
-       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 4},
-      // 9: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
-       gen::kNoSlot, 2},
+       "rules/layer_norm.yaml:42:27 (in layer_norm_core at rules/layer_norm.yaml:93:11)", 5},
       // 10: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+      {"Sub", "rules/layer_norm.yaml:43:14 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 2},
-      // 11: Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+      // 11: Sub(Cast?(x, to=1), layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:43:34 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
+       gen::kNoSlot, 2},
+      // 12: Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:43:29 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       {{"to", "rules/layer_norm.yaml:43:48 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 12: Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...), layer_norm_core.1.mean), to=1)
+      // 13: Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...), layer_norm_core.1.mean), to=1)
       {"layer_norm_core.1.d2",
-       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 5},
-      // 13: 2.0
-      {"constant 2.0",
-       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
-       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+       "rules/layer_norm.yaml:43:27 (in layer_norm_core at rules/layer_norm.yaml:93:11)", 6},
       // 14: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       "rules/layer_norm.yaml:44:32 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 15: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+      // 15: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:44:43 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 16: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:44:38 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 1},
-      // 16: 2.0 | Cast(2.0)
+      // 17: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:74:16)"},
-      // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       "rules/layer_norm.yaml:44:36 (in layer_norm_core at rules/layer_norm.yaml:93:11)"},
+      // 18: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:44:25 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 2},
-      // 18: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+      // 19: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:44:51 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 2},
-      // 19: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      // 20: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:74:16)"},
-      // 20: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+       "rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:93:11)"},
+      // 21: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 6, 1,
-       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       "rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:93:11)", 7, 1,
+       {{"axes", "rules/layer_norm.yaml:44:62 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+         "rules/layer_norm.yaml:44:73 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 21: eps
-      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 7},
-      // 22: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+      // 22: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt",
+       "rules/layer_norm.yaml:32:13 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:93:11)",
+       8, 1},
+      // 23: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:46:14 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 2},
-      // 23: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)", 8,
-       1},
-      // 24: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
-       gen::kNoSlot, 2},
-      // 25: Reciprocal(layer_norm_core.1.std)
+      // 24: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+       "rules/layer_norm.yaml:46:37 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 1},
-      // 26: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:74:16)",
+      // 25: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:46:29 (in layer_norm_core at rules/layer_norm.yaml:93:11)",
        gen::kNoSlot, 2},
-      // 27: Cast(n, to=10)
-      {"Cast", "rules/layer_norm.yaml:48:19 (in half_affine at rules/layer_norm.yaml:75:24)",
+      // 26: Cast(n, to=10)
+      {"Cast", "rules/layer_norm.yaml:52:19 (in half_affine at rules/layer_norm.yaml:94:24)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:48:27 (in half_affine at rules/layer_norm.yaml:75:24)",
+       {{"to", "rules/layer_norm.yaml:52:27 (in half_affine at rules/layer_norm.yaml:94:24)",
          Attr::kEquals, {gen::intLiteral(10)}}}},
-      // 28: scale
-      {"scale", "rules/layer_norm.yaml:48:35 (in half_affine at rules/layer_norm.yaml:75:24)", 9},
-      // 29: Mul(Cast(n, to=10), scale)
-      {"Mul", "rules/layer_norm.yaml:48:15 (in half_affine at rules/layer_norm.yaml:75:24)",
+      // 27: scale
+      {"scale", "rules/layer_norm.yaml:52:35 (in half_affine at rules/layer_norm.yaml:94:24)", 9},
+      // 28: Mul(Cast(n, to=10), scale)
+      {"Mul", "rules/layer_norm.yaml:52:15 (in half_affine at rules/layer_norm.yaml:94:24)",
        gen::kNoSlot, 2},
-      // 30: bias
-      {"bias", "rules/layer_norm.yaml:48:43 (in half_affine at rules/layer_norm.yaml:75:24)", 10},
+      // 29: bias
+      {"bias", "rules/layer_norm.yaml:52:43 (in half_affine at rules/layer_norm.yaml:94:24)", 10},
+      // 30: Add(layer_norm_core.1.var, eps)
+      {"Add",
+       "rules/layer_norm.yaml:32:18 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:93:11)",
+       gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kElemType, "rules/layer_norm.yaml:77:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kElemType, "rules/layer_norm.yaml:96:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float16"}, {10}},
-     {Check::kNative, "rules/layer_norm.yaml:77:28", "x", gen::kNoSlot, {"scale", "x"}, {9, 0},
+     {Check::kNative, "rules/layer_norm.yaml:96:28", "x", gen::kNoSlot, {"scale", "x"}, {9, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kNative, "rules/layer_norm.yaml:78:15", "bias", gen::kNoSlot, {"bias", "x"}, {10, 0},
+     {Check::kNative, "rules/layer_norm.yaml:97:15", "bias", gen::kNoSlot, {"bias", "x"}, {10, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kRank, "rules/layer_norm.yaml:54:16 (in half_affine at rules/layer_norm.yaml:94:24)",
+      "scale", 9, {}, {}, "", nullptr, 3, {1}},
+     {Check::kElemType,
+      "rules/layer_norm.yaml:54:25 (in half_affine at rules/layer_norm.yaml:94:24)", "scale", 9, {},
+      {}, "", nullptr, 3, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
+     {Check::kRank, "rules/layer_norm.yaml:55:16 (in half_affine at rules/layer_norm.yaml:94:24)",
+      "bias", 10, {}, {}, "", nullptr, 3, {1}},
+     {Check::kElemType,
+      "rules/layer_norm.yaml:55:25 (in half_affine at rules/layer_norm.yaml:94:24)", "bias", 10, {},
+      {}, "", nullptr, 3, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
      {Check::kScalar,
-      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:74:16)", "eps", 7,
-      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001},
-     {Check::kRank, "rules/layer_norm.yaml:50:16 (in half_affine at rules/layer_norm.yaml:75:24)",
-      "scale", 9, {}, {}, "", nullptr, 2, {1}},
-     {Check::kElemType,
-      "rules/layer_norm.yaml:50:25 (in half_affine at rules/layer_norm.yaml:75:24)", "scale", 9, {},
-      {}, "", nullptr, 2, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
-     {Check::kRank, "rules/layer_norm.yaml:51:16 (in half_affine at rules/layer_norm.yaml:75:24)",
-      "bias", 10, {}, {}, "", nullptr, 2, {1}},
-     {Check::kElemType,
-      "rules/layer_norm.yaml:51:25 (in half_affine at rules/layer_norm.yaml:75:24)", "bias", 10, {},
-      {}, "", nullptr, 2, {}, false, false, 0.0, 0.0, {"float16"}, {10}}},
+      "rules/layer_norm.yaml:34:14 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:93:11)",
+      "eps", 1, {}, {}, "", nullptr, 8, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
   };
@@ -920,35 +1288,35 @@ struct LayerNormFp16Ids {
   enum : gen::ExprId {
     kX = 0,
     kCast1 = 1,
-    kN = 2,
-    kY = 3,
-    kLayerNormCore1Mean = 4,
-    kSub5 = 5,
+    kEps = 2,
+    kN = 3,
+    kY = 4,
+    kLayerNormCore1Mean = 5,
     kSub6 = 6,
-    kCast7 = 7,
-    kLayerNormCore1D = 8,
-    kSub9 = 9,
+    kSub7 = 7,
+    kCast8 = 8,
+    kLayerNormCore1D = 9,
     kSub10 = 10,
-    kCast11 = 11,
-    kLayerNormCore1D2 = 12,
-    kConstant13 = 13,
+    kSub11 = 11,
+    kCast12 = 12,
+    kLayerNormCore1D2 = 13,
     kConstant14 = 14,
-    kCast15 = 15,
-    kAnyOf16 = 16,
-    kPow = 17,
-    kMul18 = 18,
-    kAnyOf19 = 19,
-    kLayerNormCore1Var = 20,
-    kEps = 21,
-    kAdd = 22,
-    kLayerNormCore1Std = 23,
-    kDiv = 24,
-    kReciprocal = 25,
-    kMul26 = 26,
-    kCast27 = 27,
-    kScale = 28,
-    kMul29 = 29,
-    kBias = 30,
+    kConstant15 = 15,
+    kCast16 = 16,
+    kAnyOf17 = 17,
+    kPow = 18,
+    kMul19 = 19,
+    kAnyOf20 = 20,
+    kLayerNormCore1Var = 21,
+    kLayerNormCore1Std = 22,
+    kDiv = 23,
+    kReciprocal = 24,
+    kMul25 = 25,
+    kCast26 = 26,
+    kScale = 27,
+    kMul28 = 28,
+    kBias = 29,
+    kAdd = 30,
   };
 };
 
@@ -975,13 +1343,13 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotN = 1,
-    kSlotY = 2,
-    kSlotLayerNormCore1Mean = 3,
-    kSlotLayerNormCore1D = 4,
-    kSlotLayerNormCore1D2 = 5,
-    kSlotLayerNormCore1Var = 6,
-    kSlotEps = 7,
+    kSlotEps = 1,
+    kSlotN = 2,
+    kSlotY = 3,
+    kSlotLayerNormCore1Mean = 4,
+    kSlotLayerNormCore1D = 5,
+    kSlotLayerNormCore1D2 = 6,
+    kSlotLayerNormCore1Var = 7,
     kSlotLayerNormCore1Std = 8,
     kSlotScale = 9,
     kSlotBias = 10,
@@ -990,10 +1358,10 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   // ---- Match
 
   // From LayerNormSharedMatch (the same in other rules of this file):
-  // matchX, matchConstant13, matchConstant14, matchCast15, matchAnyOf16, matchEps, matchScale,
+  // matchX, matchEps, matchConstant14, matchConstant15, matchCast16, matchAnyOf17, matchScale,
   // matchBias.
 
-  /// Cast?(x, to=1)  (rules/layer_norm.yaml:74:32)
+  /// Cast?(x, to=1)  (rules/layer_norm.yaml:93:27)
   bool matchCast1(ValueId v, gen::Next k) {
     if (seen(kCast1)) return same(kCast1, v) && k();
     if (!bind(kCast1, v)) return false;
@@ -1010,21 +1378,21 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:74:16))
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:93:11))
   bool matchN(ValueId v, gen::Next k) {
     if (seen(kN)) return same(kN, v) && k();
     if (!bind(kN, v)) return false;
     const uint32_t m = mark();
     if (choose(kN, 0) && matchDiv(v, k)) return true;
     undo(m);
-    if (choose(kN, 1) && matchMul26(v, k)) return true;
+    if (choose(kN, 1) && matchMul25(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:48:11 (in half_affine at
-  /// rules/layer_norm.yaml:75:24))
+  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:52:11 (in half_affine at
+  /// rules/layer_norm.yaml:94:24))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1032,14 +1400,14 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul29(in0, [&] { return matchBias(in1, k); })) return true;
+    if (matchMul28(in0, [&] { return matchBias(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul29(in1, [&] { return matchBias(in0, k); });
+    return matchMul28(in1, [&] { return matchBias(in0, k); });
   }
 
   /// layer_norm_core.1.mean = ReduceMean(Cast?(x, to=1), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:74:16))
+  /// (rules/layer_norm.yaml:41:14 (in layer_norm_core at rules/layer_norm.yaml:93:11))
   bool matchLayerNormCore1Mean(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Mean)) return same(kLayerNormCore1Mean, v) && k();
     if (!bind(kLayerNormCore1Mean, v)) return false;
@@ -1048,18 +1416,8 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchCast1(input(n, 0), k);
   }
 
-  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:36:14 (in layer_norm_core
-  /// at rules/layer_norm.yaml:74:16))
-  bool matchSub5(ValueId v, gen::Next k) {
-    if (seen(kSub5)) return same(kSub5, v) && k();
-    if (!bind(kSub5, v)) return false;
-    const NodeId n = node(kSub5, v, op::kSub);
-    if (n == kNoId || !attrs(kSub5, n, v)) return false;
-    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
-  }
-
-  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:36:34 (in layer_norm_core
-  /// at rules/layer_norm.yaml:74:16))
+  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:42:14 (in layer_norm_core
+  /// at rules/layer_norm.yaml:93:11))
   bool matchSub6(ValueId v, gen::Next k) {
     if (seen(kSub6)) return same(kSub6, v) && k();
     if (!bind(kSub6, v)) return false;
@@ -1068,42 +1426,42 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:74:16))
-  bool matchCast7(ValueId v, gen::Next k) {
-    if (seen(kCast7)) return same(kCast7, v) && k();
-    if (!bind(kCast7, v)) return false;
-    const NodeId n = node(kCast7, v, op::kCast);
-    if (n == kNoId || !attrs(kCast7, n, v)) return false;
-    return matchSub6(input(n, 0), k);
+  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:42:34 (in layer_norm_core
+  /// at rules/layer_norm.yaml:93:11))
+  bool matchSub7(ValueId v, gen::Next k) {
+    if (seen(kSub7)) return same(kSub7, v) && k();
+    if (!bind(kSub7, v)) return false;
+    const NodeId n = node(kSub7, v, op::kSub);
+    if (n == kNoId || !attrs(kSub7, n, v)) return false;
+    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:42:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:93:11))
+  bool matchCast8(ValueId v, gen::Next k) {
+    if (seen(kCast8)) return same(kCast8, v) && k();
+    if (!bind(kCast8, v)) return false;
+    const NodeId n = node(kCast8, v, op::kCast);
+    if (n == kNoId || !attrs(kCast8, n, v)) return false;
+    return matchSub7(input(n, 0), k);
   }
 
   /// layer_norm_core.1.d = Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...),
-  /// layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:74:16))
+  /// layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:42:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:93:11))
   bool matchLayerNormCore1D(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
     if (!bind(kLayerNormCore1D, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D, 0) && matchSub5(v, k)) return true;
+    if (choose(kLayerNormCore1D, 0) && matchSub6(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D, 1) && matchCast7(v, k)) return true;
+    if (choose(kLayerNormCore1D, 1) && matchCast8(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:14 (in layer_norm_core
-  /// at rules/layer_norm.yaml:74:16))
-  bool matchSub9(ValueId v, gen::Next k) {
-    if (seen(kSub9)) return same(kSub9, v) && k();
-    if (!bind(kSub9, v)) return false;
-    const NodeId n = node(kSub9, v, op::kSub);
-    if (n == kNoId || !attrs(kSub9, n, v)) return false;
-    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
-  }
-
-  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:34 (in layer_norm_core
-  /// at rules/layer_norm.yaml:74:16))
+  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:43:14 (in layer_norm_core
+  /// at rules/layer_norm.yaml:93:11))
   bool matchSub10(ValueId v, gen::Next k) {
     if (seen(kSub10)) return same(kSub10, v) && k();
     if (!bind(kSub10, v)) return false;
@@ -1112,47 +1470,57 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:74:16))
-  bool matchCast11(ValueId v, gen::Next k) {
-    if (seen(kCast11)) return same(kCast11, v) && k();
-    if (!bind(kCast11, v)) return false;
-    const NodeId n = node(kCast11, v, op::kCast);
-    if (n == kNoId || !attrs(kCast11, n, v)) return false;
-    return matchSub10(input(n, 0), k);
+  /// Sub(Cast?(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:43:34 (in layer_norm_core
+  /// at rules/layer_norm.yaml:93:11))
+  bool matchSub11(ValueId v, gen::Next k) {
+    if (seen(kSub11)) return same(kSub11, v) && k();
+    if (!bind(kSub11, v)) return false;
+    const NodeId n = node(kSub11, v, op::kSub);
+    if (n == kNoId || !attrs(kSub11, n, v)) return false;
+    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Cast(Sub(Cast?(x, to=1), layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:43:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:93:11))
+  bool matchCast12(ValueId v, gen::Next k) {
+    if (seen(kCast12)) return same(kCast12, v) && k();
+    if (!bind(kCast12, v)) return false;
+    const NodeId n = node(kCast12, v, op::kCast);
+    if (n == kNoId || !attrs(kCast12, n, v)) return false;
+    return matchSub11(input(n, 0), k);
   }
 
   /// layer_norm_core.1.d2 = Sub(Cast?(x, to=1), layer_norm_core.1.mean) | Cast(Sub(Cast(...),
-  /// layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:74:16))
+  /// layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:43:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:93:11))
   bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
     if (!bind(kLayerNormCore1D2, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D2, 0) && matchSub9(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 0) && matchSub10(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D2, 1) && matchCast11(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 1) && matchCast12(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:74:16))
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:44:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:93:11))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
     const NodeId n = node(kPow, v, op::kPow);
     if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf16(input(n, 1), k); });
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf17(input(n, 1), k); });
   }
 
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:74:16))
-  bool matchMul18(ValueId v, gen::Next k) {
-    if (seen(kMul18)) return same(kMul18, v) && k();
-    if (!bind(kMul18, v)) return false;
-    const NodeId n = node(kMul18, v, op::kMul);
-    if (n == kNoId || !attrs(kMul18, n, v)) return false;
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:44:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:93:11))
+  bool matchMul19(ValueId v, gen::Next k) {
+    if (seen(kMul19)) return same(kMul19, v) && k();
+    if (!bind(kMul19, v)) return false;
+    const NodeId n = node(kMul19, v, op::kMul);
+    if (n == kNoId || !attrs(kMul19, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
@@ -1162,31 +1530,103 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:74:16))
-  bool matchAnyOf19(ValueId v, gen::Next k) {
-    if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
-    if (!bind(kAnyOf19, v)) return false;
+  /// (rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:93:11))
+  bool matchAnyOf20(ValueId v, gen::Next k) {
+    if (seen(kAnyOf20)) return same(kAnyOf20, v) && k();
+    if (!bind(kAnyOf20, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf19, 0) && matchPow(v, k)) return true;
+    if (choose(kAnyOf20, 0) && matchPow(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf19, 1) && matchMul18(v, k)) return true;
+    if (choose(kAnyOf20, 1) && matchMul19(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:74:16))
+  /// (rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:93:11))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
     const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
     if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
-    return matchAnyOf19(input(n, 0), k);
+    return matchAnyOf20(input(n, 0), k);
   }
 
-  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:74:16))
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:32:13
+  /// (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at
+  /// rules/layer_norm.yaml:93:11))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:46:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:93:11))
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
+  }
+
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:46:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:93:11))
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
+    if (!bind(kReciprocal, v)) return false;
+    const NodeId n = node(kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
+    return matchLayerNormCore1Std(input(n, 0), k);
+  }
+
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:93:11))
+  bool matchMul25(ValueId v, gen::Next k) {
+    if (seen(kMul25)) return same(kMul25, v) && k();
+    if (!bind(kMul25, v)) return false;
+    const NodeId n = node(kMul25, v, op::kMul);
+    if (n == kNoId || !attrs(kMul25, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
+  }
+
+  /// Cast(n, to=10)  (rules/layer_norm.yaml:52:19 (in half_affine at rules/layer_norm.yaml:94:24))
+  bool matchCast26(ValueId v, gen::Next k) {
+    if (seen(kCast26)) return same(kCast26, v) && k();
+    if (!bind(kCast26, v)) return false;
+    const NodeId n = node(kCast26, v, op::kCast);
+    if (n == kNoId || !attrs(kCast26, n, v)) return false;
+    return matchN(input(n, 0), k);
+  }
+
+  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:52:15 (in half_affine at
+  /// rules/layer_norm.yaml:94:24))
+  bool matchMul28(ValueId v, gen::Next k) {
+    if (seen(kMul28)) return same(kMul28, v) && k();
+    if (!bind(kMul28, v)) return false;
+    const NodeId n = node(kMul28, v, op::kMul);
+    if (n == kNoId || !attrs(kMul28, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchCast26(in0, [&] { return matchScale(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchCast26(in1, [&] { return matchScale(in0, k); });
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:32:18 (in std_of at
+  /// rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:93:11))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -1200,94 +1640,23 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:74:16))
-  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
-    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
-    if (!bind(kLayerNormCore1Std, v)) return false;
-    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
-    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:74:16))
-  bool matchDiv(ValueId v, gen::Next k) {
-    if (seen(kDiv)) return same(kDiv, v) && k();
-    if (!bind(kDiv, v)) return false;
-    const NodeId n = node(kDiv, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchLayerNormCore1D2(input(n, 0), [&] {
-      return matchLayerNormCore1Std(input(n, 1), k);
-    });
-  }
-
-  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:74:16))
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
-    if (!bind(kReciprocal, v)) return false;
-    const NodeId n = node(kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchLayerNormCore1Std(input(n, 0), k);
-  }
-
-  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:74:16))
-  bool matchMul26(ValueId v, gen::Next k) {
-    if (seen(kMul26)) return same(kMul26, v) && k();
-    if (!bind(kMul26, v)) return false;
-    const NodeId n = node(kMul26, v, op::kMul);
-    if (n == kNoId || !attrs(kMul26, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
-  /// Cast(n, to=10)  (rules/layer_norm.yaml:48:19 (in half_affine at rules/layer_norm.yaml:75:24))
-  bool matchCast27(ValueId v, gen::Next k) {
-    if (seen(kCast27)) return same(kCast27, v) && k();
-    if (!bind(kCast27, v)) return false;
-    const NodeId n = node(kCast27, v, op::kCast);
-    if (n == kNoId || !attrs(kCast27, n, v)) return false;
-    return matchN(input(n, 0), k);
-  }
-
-  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:48:15 (in half_affine at
-  /// rules/layer_norm.yaml:75:24))
-  bool matchMul29(ValueId v, gen::Next k) {
-    if (seen(kMul29)) return same(kMul29, v) && k();
-    if (!bind(kMul29, v)) return false;
-    const NodeId n = node(kMul29, v, op::kMul);
-    if (n == kNoId || !attrs(kMul29, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchCast27(in0, [&] { return matchScale(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchCast27(in1, [&] { return matchScale(in0, k); });
-  }
-
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:79:5:
+  /// Variant 0, rules/layer_norm.yaml:98:5:
   ///   y = LayerNormalization(x, scale, bias, axis=-1, epsilon=value(eps), stash_type=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:80:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:80:33", "scale")) return false;
-    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:80:40", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:99:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:99:33", "scale")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:99:40", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:80:55",
-        "rules/layer_norm.yaml:80:55");
+        "rules/layer_norm.yaml:99:55",
+        "rules/layer_norm.yaml:99:55");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     attrs3.push_back(gen::intAttribute("stash_type", 1));
@@ -1296,8 +1665,8 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:79:5",
-        "rules/layer_norm.yaml:80:11")) return false;
+        "rules/layer_norm.yaml:98:5",
+        "rules/layer_norm.yaml:99:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1324,7 +1693,7 @@ class LayerNormFp16Rule : public RewritePattern {
             root,
             129,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:68:5",
+            "rules/layer_norm.yaml:87:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1346,7 +1715,7 @@ class LayerNormFp16Rule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:85
+// Generated from: rules/layer_norm.yaml:104
 // layer_norm_to_fp16 (priority 128): LayerNorm computed in float whose normalized value is cast to fp16 before fp16 weights.
 //===----------------------------------------------------------------------===//
 
@@ -1354,139 +1723,141 @@ class LayerNormFp16Rule : public RewritePattern {
 const gen::RuleSpec& specLayerNormToFp16() {
   static const gen::RuleSpec spec = {
     "layer_norm_to_fp16",
-    "rules/layer_norm.yaml:85:5",
-    2,  // root expr
+    "rules/layer_norm.yaml:104:5",
+    3,  // root expr
     // slots
-    {"x", "n", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
-     "layer_norm_core.1.var", "eps", "layer_norm_core.1.std", "scale", "bias"},
+    {"x", "eps", "n", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
+     "layer_norm_core.1.var", "layer_norm_core.1.std", "scale", "bias"},
     0,  // attribute captures
     0,  // shape symbols
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:89:32", 0},
-      // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"n", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 1},
-      // 2: Add(Mul(Cast(n, to=10), scale), bias)
-      {"Add", "rules/layer_norm.yaml:48:11 (in half_affine at rules/layer_norm.yaml:90:24)", 2, 2},
-      // 3: ReduceMean(x, axes=[-1], keepdims=1)
+      {"x", "rules/layer_norm.yaml:108:27", 0},
+      // 1: eps
+      {"eps", "rules/layer_norm.yaml:108:30", 1},
+      // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"n", "rules/layer_norm.yaml:46:27 (in layer_norm_core at rules/layer_norm.yaml:108:11)", 2},
+      // 3: Add(Mul(Cast(n, to=10), scale), bias)
+      {"Add", "rules/layer_norm.yaml:52:11 (in half_affine at rules/layer_norm.yaml:109:24)", 3, 2},
+      // 4: ReduceMean(x, axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 3, 1,
-       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       "rules/layer_norm.yaml:41:14 (in layer_norm_core at rules/layer_norm.yaml:108:11)", 4, 1,
+       {{"axes", "rules/layer_norm.yaml:41:28 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+         "rules/layer_norm.yaml:41:39 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 4: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
-       gen::kNoSlot, 2},
       // 5: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+      {"Sub", "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 2},
-      // 6: Cast(Sub(x, layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+      // 6: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:42:34 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
+       gen::kNoSlot, 2},
+      // 7: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:42:29 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       {{"to", "rules/layer_norm.yaml:42:48 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 7: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      // 8: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
       {"layer_norm_core.1.d",
-       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 4},
-      // 8: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
-       gen::kNoSlot, 2},
+       "rules/layer_norm.yaml:42:27 (in layer_norm_core at rules/layer_norm.yaml:108:11)", 5},
       // 9: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+      {"Sub", "rules/layer_norm.yaml:43:14 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 2},
-      // 10: Cast(Sub(x, layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+      // 10: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:43:34 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
+       gen::kNoSlot, 2},
+      // 11: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:43:29 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       {{"to", "rules/layer_norm.yaml:43:48 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 11: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      // 12: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
       {"layer_norm_core.1.d2",
-       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 5},
-      // 12: 2.0
-      {"constant 2.0",
-       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
-       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+       "rules/layer_norm.yaml:43:27 (in layer_norm_core at rules/layer_norm.yaml:108:11)", 6},
       // 13: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       "rules/layer_norm.yaml:44:32 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 14: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+      // 14: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:44:43 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 15: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:44:38 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 1},
-      // 15: 2.0 | Cast(2.0)
+      // 16: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:89:16)"},
-      // 16: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       "rules/layer_norm.yaml:44:36 (in layer_norm_core at rules/layer_norm.yaml:108:11)"},
+      // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:44:25 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 2},
-      // 17: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+      // 18: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:44:51 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 2},
-      // 18: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      // 19: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:89:16)"},
-      // 19: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+       "rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:108:11)"},
+      // 20: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 6, 1,
-       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       "rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:108:11)", 7, 1,
+       {{"axes", "rules/layer_norm.yaml:44:62 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+         "rules/layer_norm.yaml:44:73 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 20: eps
-      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 7},
-      // 21: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+      // 21: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt",
+       "rules/layer_norm.yaml:32:13 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:108:11)",
+       8, 1},
+      // 22: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:46:14 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 2},
-      // 22: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)", 8,
-       1},
-      // 23: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
-       gen::kNoSlot, 2},
-      // 24: Reciprocal(layer_norm_core.1.std)
+      // 23: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+       "rules/layer_norm.yaml:46:37 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 1},
-      // 25: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:89:16)",
+      // 24: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:46:29 (in layer_norm_core at rules/layer_norm.yaml:108:11)",
        gen::kNoSlot, 2},
-      // 26: Cast(n, to=10)
-      {"Cast", "rules/layer_norm.yaml:48:19 (in half_affine at rules/layer_norm.yaml:90:24)",
+      // 25: Cast(n, to=10)
+      {"Cast", "rules/layer_norm.yaml:52:19 (in half_affine at rules/layer_norm.yaml:109:24)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:48:27 (in half_affine at rules/layer_norm.yaml:90:24)",
+       {{"to", "rules/layer_norm.yaml:52:27 (in half_affine at rules/layer_norm.yaml:109:24)",
          Attr::kEquals, {gen::intLiteral(10)}}}},
-      // 27: scale
-      {"scale", "rules/layer_norm.yaml:48:35 (in half_affine at rules/layer_norm.yaml:90:24)", 9},
-      // 28: Mul(Cast(n, to=10), scale)
-      {"Mul", "rules/layer_norm.yaml:48:15 (in half_affine at rules/layer_norm.yaml:90:24)",
+      // 26: scale
+      {"scale", "rules/layer_norm.yaml:52:35 (in half_affine at rules/layer_norm.yaml:109:24)", 9},
+      // 27: Mul(Cast(n, to=10), scale)
+      {"Mul", "rules/layer_norm.yaml:52:15 (in half_affine at rules/layer_norm.yaml:109:24)",
        gen::kNoSlot, 2},
-      // 29: bias
-      {"bias", "rules/layer_norm.yaml:48:43 (in half_affine at rules/layer_norm.yaml:90:24)", 10},
+      // 28: bias
+      {"bias", "rules/layer_norm.yaml:52:43 (in half_affine at rules/layer_norm.yaml:109:24)", 10},
+      // 29: Add(layer_norm_core.1.var, eps)
+      {"Add",
+       "rules/layer_norm.yaml:32:18 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:108:11)",
+       gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kElemType, "rules/layer_norm.yaml:92:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kElemType, "rules/layer_norm.yaml:111:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kNative, "rules/layer_norm.yaml:92:26", "x", gen::kNoSlot, {"scale", "x"}, {9, 0},
+     {Check::kNative, "rules/layer_norm.yaml:111:26", "x", gen::kNoSlot, {"scale", "x"}, {9, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kNative, "rules/layer_norm.yaml:93:15", "bias", gen::kNoSlot, {"bias", "x"}, {10, 0},
+     {Check::kNative, "rules/layer_norm.yaml:112:15", "bias", gen::kNoSlot, {"bias", "x"}, {10, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kRank, "rules/layer_norm.yaml:54:16 (in half_affine at rules/layer_norm.yaml:109:24)",
+      "scale", 9, {}, {}, "", nullptr, 3, {1}},
+     {Check::kElemType,
+      "rules/layer_norm.yaml:54:25 (in half_affine at rules/layer_norm.yaml:109:24)", "scale", 9,
+      {}, {}, "", nullptr, 3, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
+     {Check::kRank, "rules/layer_norm.yaml:55:16 (in half_affine at rules/layer_norm.yaml:109:24)",
+      "bias", 10, {}, {}, "", nullptr, 3, {1}},
+     {Check::kElemType,
+      "rules/layer_norm.yaml:55:25 (in half_affine at rules/layer_norm.yaml:109:24)", "bias", 10,
+      {}, {}, "", nullptr, 3, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
      {Check::kScalar,
-      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:89:16)", "eps", 7,
-      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001},
-     {Check::kRank, "rules/layer_norm.yaml:50:16 (in half_affine at rules/layer_norm.yaml:90:24)",
-      "scale", 9, {}, {}, "", nullptr, 2, {1}},
-     {Check::kElemType,
-      "rules/layer_norm.yaml:50:25 (in half_affine at rules/layer_norm.yaml:90:24)", "scale", 9, {},
-      {}, "", nullptr, 2, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
-     {Check::kRank, "rules/layer_norm.yaml:51:16 (in half_affine at rules/layer_norm.yaml:90:24)",
-      "bias", 10, {}, {}, "", nullptr, 2, {1}},
-     {Check::kElemType,
-      "rules/layer_norm.yaml:51:25 (in half_affine at rules/layer_norm.yaml:90:24)", "bias", 10, {},
-      {}, "", nullptr, 2, {}, false, false, 0.0, 0.0, {"float16"}, {10}}},
+      "rules/layer_norm.yaml:34:14 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:108:11)",
+      "eps", 1, {}, {}, "", nullptr, 8, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{true, "", 17}, {}},
   };
@@ -1497,35 +1868,35 @@ const gen::RuleSpec& specLayerNormToFp16() {
 struct LayerNormToFp16Ids {
   enum : gen::ExprId {
     kX = 0,
-    kN = 1,
-    kY = 2,
-    kLayerNormCore1Mean = 3,
-    kSub4 = 4,
+    kEps = 1,
+    kN = 2,
+    kY = 3,
+    kLayerNormCore1Mean = 4,
     kSub5 = 5,
-    kCast6 = 6,
-    kLayerNormCore1D = 7,
-    kSub8 = 8,
+    kSub6 = 6,
+    kCast7 = 7,
+    kLayerNormCore1D = 8,
     kSub9 = 9,
-    kCast10 = 10,
-    kLayerNormCore1D2 = 11,
-    kConstant12 = 12,
+    kSub10 = 10,
+    kCast11 = 11,
+    kLayerNormCore1D2 = 12,
     kConstant13 = 13,
-    kCast14 = 14,
-    kAnyOf15 = 15,
-    kPow = 16,
-    kMul17 = 17,
-    kAnyOf18 = 18,
-    kLayerNormCore1Var = 19,
-    kEps = 20,
-    kAdd = 21,
-    kLayerNormCore1Std = 22,
-    kDiv = 23,
-    kReciprocal = 24,
-    kMul25 = 25,
-    kCast26 = 26,
-    kScale = 27,
-    kMul28 = 28,
-    kBias = 29,
+    kConstant14 = 14,
+    kCast15 = 15,
+    kAnyOf16 = 16,
+    kPow = 17,
+    kMul18 = 18,
+    kAnyOf19 = 19,
+    kLayerNormCore1Var = 20,
+    kLayerNormCore1Std = 21,
+    kDiv = 22,
+    kReciprocal = 23,
+    kMul24 = 24,
+    kCast25 = 25,
+    kScale = 26,
+    kMul27 = 27,
+    kBias = 28,
+    kAdd = 29,
   };
 };
 
@@ -1558,13 +1929,13 @@ class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotN = 1,
-    kSlotY = 2,
-    kSlotLayerNormCore1Mean = 3,
-    kSlotLayerNormCore1D = 4,
-    kSlotLayerNormCore1D2 = 5,
-    kSlotLayerNormCore1Var = 6,
-    kSlotEps = 7,
+    kSlotEps = 1,
+    kSlotN = 2,
+    kSlotY = 3,
+    kSlotLayerNormCore1Mean = 4,
+    kSlotLayerNormCore1D = 5,
+    kSlotLayerNormCore1D2 = 6,
+    kSlotLayerNormCore1Var = 7,
     kSlotLayerNormCore1Std = 8,
     kSlotScale = 9,
     kSlotBias = 10,
@@ -1573,25 +1944,25 @@ class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
   // ---- Match
 
   // From LayerNormSharedMatch (the same in other rules of this file):
-  // matchX, matchLayerNormCore1Mean, matchSub4, matchSub5, matchSub8, matchSub9, matchConstant12,
-  // matchConstant13, matchEps, matchScale, matchBias.
+  // matchX, matchEps, matchLayerNormCore1Mean, matchSub5, matchSub6, matchSub9, matchSub10,
+  // matchConstant13, matchConstant14, matchScale, matchBias.
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:89:16))
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:108:11))
   bool matchN(ValueId v, gen::Next k) {
     if (seen(kN)) return same(kN, v) && k();
     if (!bind(kN, v)) return false;
     const uint32_t m = mark();
     if (choose(kN, 0) && matchDiv(v, k)) return true;
     undo(m);
-    if (choose(kN, 1) && matchMul25(v, k)) return true;
+    if (choose(kN, 1) && matchMul24(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:48:11 (in half_affine at
-  /// rules/layer_norm.yaml:90:24))
+  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:52:11 (in half_affine at
+  /// rules/layer_norm.yaml:109:24))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1599,97 +1970,97 @@ class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul28(in0, [&] { return matchBias(in1, k); })) return true;
+    if (matchMul27(in0, [&] { return matchBias(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul28(in1, [&] { return matchBias(in0, k); });
+    return matchMul27(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:29 (in layer_norm_core
-  /// at rules/layer_norm.yaml:89:16))
-  bool matchCast6(ValueId v, gen::Next k) {
-    if (seen(kCast6)) return same(kCast6, v) && k();
-    if (!bind(kCast6, v)) return false;
-    const NodeId n = node(kCast6, v, op::kCast);
-    if (n == kNoId || !attrs(kCast6, n, v)) return false;
-    return matchSub5(input(n, 0), k);
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:42:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:108:11))
+  bool matchCast7(ValueId v, gen::Next k) {
+    if (seen(kCast7)) return same(kCast7, v) && k();
+    if (!bind(kCast7, v)) return false;
+    const NodeId n = node(kCast7, v, op::kCast);
+    if (n == kNoId || !attrs(kCast7, n, v)) return false;
+    return matchSub6(input(n, 0), k);
   }
 
   /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
-  /// to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:89:16))
+  /// to=1)  (rules/layer_norm.yaml:42:27 (in layer_norm_core at rules/layer_norm.yaml:108:11))
   bool matchLayerNormCore1D(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
     if (!bind(kLayerNormCore1D, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D, 0) && matchSub4(v, k)) return true;
+    if (choose(kLayerNormCore1D, 0) && matchSub5(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D, 1) && matchCast6(v, k)) return true;
+    if (choose(kLayerNormCore1D, 1) && matchCast7(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:29 (in layer_norm_core
-  /// at rules/layer_norm.yaml:89:16))
-  bool matchCast10(ValueId v, gen::Next k) {
-    if (seen(kCast10)) return same(kCast10, v) && k();
-    if (!bind(kCast10, v)) return false;
-    const NodeId n = node(kCast10, v, op::kCast);
-    if (n == kNoId || !attrs(kCast10, n, v)) return false;
-    return matchSub9(input(n, 0), k);
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:43:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:108:11))
+  bool matchCast11(ValueId v, gen::Next k) {
+    if (seen(kCast11)) return same(kCast11, v) && k();
+    if (!bind(kCast11, v)) return false;
+    const NodeId n = node(kCast11, v, op::kCast);
+    if (n == kNoId || !attrs(kCast11, n, v)) return false;
+    return matchSub10(input(n, 0), k);
   }
 
   /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
-  /// to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:89:16))
+  /// to=1)  (rules/layer_norm.yaml:43:27 (in layer_norm_core at rules/layer_norm.yaml:108:11))
   bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
     if (!bind(kLayerNormCore1D2, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D2, 0) && matchSub8(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 0) && matchSub9(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D2, 1) && matchCast10(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 1) && matchCast11(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Cast(2.0)  (rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:89:16))
-  bool matchCast14(ValueId v, gen::Next k) {
-    if (seen(kCast14)) return same(kCast14, v) && k();
-    if (!bind(kCast14, v)) return false;
-    const NodeId n = node(kCast14, v, op::kCast);
-    if (n == kNoId || !attrs(kCast14, n, v)) return false;
-    return matchConstant13(input(n, 0), k);
+  /// Cast(2.0)  (rules/layer_norm.yaml:44:38 (in layer_norm_core at rules/layer_norm.yaml:108:11))
+  bool matchCast15(ValueId v, gen::Next k) {
+    if (seen(kCast15)) return same(kCast15, v) && k();
+    if (!bind(kCast15, v)) return false;
+    const NodeId n = node(kCast15, v, op::kCast);
+    if (n == kNoId || !attrs(kCast15, n, v)) return false;
+    return matchConstant14(input(n, 0), k);
   }
 
-  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:38:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:89:16))
-  bool matchAnyOf15(ValueId v, gen::Next k) {
-    if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
-    if (!bind(kAnyOf15, v)) return false;
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:44:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:108:11))
+  bool matchAnyOf16(ValueId v, gen::Next k) {
+    if (seen(kAnyOf16)) return same(kAnyOf16, v) && k();
+    if (!bind(kAnyOf16, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf15, 0) && matchConstant12(v, k)) return true;
+    if (choose(kAnyOf16, 0) && matchConstant13(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf15, 1) && matchCast14(v, k)) return true;
+    if (choose(kAnyOf16, 1) && matchCast15(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:89:16))
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:44:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:108:11))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
     const NodeId n = node(kPow, v, op::kPow);
     if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf15(input(n, 1), k); });
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf16(input(n, 1), k); });
   }
 
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:89:16))
-  bool matchMul17(ValueId v, gen::Next k) {
-    if (seen(kMul17)) return same(kMul17, v) && k();
-    if (!bind(kMul17, v)) return false;
-    const NodeId n = node(kMul17, v, op::kMul);
-    if (n == kNoId || !attrs(kMul17, n, v)) return false;
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:44:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:108:11))
+  bool matchMul18(ValueId v, gen::Next k) {
+    if (seen(kMul18)) return same(kMul18, v) && k();
+    if (!bind(kMul18, v)) return false;
+    const NodeId n = node(kMul18, v, op::kMul);
+    if (n == kNoId || !attrs(kMul18, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
@@ -1699,31 +2070,103 @@ class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:89:16))
-  bool matchAnyOf18(ValueId v, gen::Next k) {
-    if (seen(kAnyOf18)) return same(kAnyOf18, v) && k();
-    if (!bind(kAnyOf18, v)) return false;
+  /// (rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:108:11))
+  bool matchAnyOf19(ValueId v, gen::Next k) {
+    if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
+    if (!bind(kAnyOf19, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf18, 0) && matchPow(v, k)) return true;
+    if (choose(kAnyOf19, 0) && matchPow(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf18, 1) && matchMul17(v, k)) return true;
+    if (choose(kAnyOf19, 1) && matchMul18(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:89:16))
+  /// (rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:108:11))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
     const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
     if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
-    return matchAnyOf18(input(n, 0), k);
+    return matchAnyOf19(input(n, 0), k);
   }
 
-  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:89:16))
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:32:13
+  /// (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at
+  /// rules/layer_norm.yaml:108:11))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:46:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:108:11))
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
+  }
+
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:46:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:108:11))
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
+    if (!bind(kReciprocal, v)) return false;
+    const NodeId n = node(kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
+    return matchLayerNormCore1Std(input(n, 0), k);
+  }
+
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:108:11))
+  bool matchMul24(ValueId v, gen::Next k) {
+    if (seen(kMul24)) return same(kMul24, v) && k();
+    if (!bind(kMul24, v)) return false;
+    const NodeId n = node(kMul24, v, op::kMul);
+    if (n == kNoId || !attrs(kMul24, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
+  }
+
+  /// Cast(n, to=10)  (rules/layer_norm.yaml:52:19 (in half_affine at rules/layer_norm.yaml:109:24))
+  bool matchCast25(ValueId v, gen::Next k) {
+    if (seen(kCast25)) return same(kCast25, v) && k();
+    if (!bind(kCast25, v)) return false;
+    const NodeId n = node(kCast25, v, op::kCast);
+    if (n == kNoId || !attrs(kCast25, n, v)) return false;
+    return matchN(input(n, 0), k);
+  }
+
+  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:52:15 (in half_affine at
+  /// rules/layer_norm.yaml:109:24))
+  bool matchMul27(ValueId v, gen::Next k) {
+    if (seen(kMul27)) return same(kMul27, v) && k();
+    if (!bind(kMul27, v)) return false;
+    const NodeId n = node(kMul27, v, op::kMul);
+    if (n == kNoId || !attrs(kMul27, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchCast25(in0, [&] { return matchScale(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchCast25(in1, [&] { return matchScale(in0, k); });
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:32:18 (in std_of at
+  /// rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:108:11))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -1737,88 +2180,17 @@ class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
     return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:89:16))
-  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
-    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
-    if (!bind(kLayerNormCore1Std, v)) return false;
-    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
-    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:89:16))
-  bool matchDiv(ValueId v, gen::Next k) {
-    if (seen(kDiv)) return same(kDiv, v) && k();
-    if (!bind(kDiv, v)) return false;
-    const NodeId n = node(kDiv, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchLayerNormCore1D2(input(n, 0), [&] {
-      return matchLayerNormCore1Std(input(n, 1), k);
-    });
-  }
-
-  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:89:16))
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
-    if (!bind(kReciprocal, v)) return false;
-    const NodeId n = node(kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchLayerNormCore1Std(input(n, 0), k);
-  }
-
-  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:89:16))
-  bool matchMul25(ValueId v, gen::Next k) {
-    if (seen(kMul25)) return same(kMul25, v) && k();
-    if (!bind(kMul25, v)) return false;
-    const NodeId n = node(kMul25, v, op::kMul);
-    if (n == kNoId || !attrs(kMul25, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
-  /// Cast(n, to=10)  (rules/layer_norm.yaml:48:19 (in half_affine at rules/layer_norm.yaml:90:24))
-  bool matchCast26(ValueId v, gen::Next k) {
-    if (seen(kCast26)) return same(kCast26, v) && k();
-    if (!bind(kCast26, v)) return false;
-    const NodeId n = node(kCast26, v, op::kCast);
-    if (n == kNoId || !attrs(kCast26, n, v)) return false;
-    return matchN(input(n, 0), k);
-  }
-
-  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:48:15 (in half_affine at
-  /// rules/layer_norm.yaml:90:24))
-  bool matchMul28(ValueId v, gen::Next k) {
-    if (seen(kMul28)) return same(kMul28, v) && k();
-    if (!bind(kMul28, v)) return false;
-    const NodeId n = node(kMul28, v, op::kMul);
-    if (n == kNoId || !attrs(kMul28, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchCast26(in0, [&] { return matchScale(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchCast26(in1, [&] { return matchScale(in0, k); });
-  }
-
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [17, -]), rules/layer_norm.yaml:95:9:
+  /// Variant 0 (when opset in [17, -]), rules/layer_norm.yaml:114:9:
   ///   y = Cast(LayerNormalization(x, Cast(scale, to=1), Cast(bias, to=1), axis=-1, epsilon=value(eps)), to=10)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:97:39", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:97:47", "scale")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:116:39", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:116:47", "scale")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("to", 1));
-    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:97:66", "bias")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:116:66", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     attrs4.push_back(gen::intAttribute("to", 1));
     std::vector<onnx::AttributeProto> attrs5;
@@ -1827,8 +2199,8 @@ class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:98:39",
-        "rules/layer_norm.yaml:98:39");
+        "rules/layer_norm.yaml:117:39",
+        "rules/layer_norm.yaml:117:39");
     if (!a5_1) return false;
     attrs5.push_back(std::move(*a5_1));
     std::vector<onnx::AttributeProto> attrs6;
@@ -1838,8 +2210,8 @@ class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:95:9",
-        "rules/layer_norm.yaml:97:15")) return false;
+        "rules/layer_norm.yaml:114:9",
+        "rules/layer_norm.yaml:116:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1877,21 +2249,21 @@ class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/layer_norm.yaml:99:9:
+  /// Variant 1, rules/layer_norm.yaml:118:9:
   ///   y = LayerNormalization(x, scale, bias, axis=-1, epsilon=value(eps))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:100:34", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:100:37", "scale")) return false;
-    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:100:44", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:119:34", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:119:37", "scale")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:119:44", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:100:59",
-        "rules/layer_norm.yaml:100:59");
+        "rules/layer_norm.yaml:119:59",
+        "rules/layer_norm.yaml:119:59");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     collectMatched();
@@ -1899,8 +2271,8 @@ class LayerNormToFp16Match : public LayerNormSharedMatch<LayerNormToFp16Ids> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:99:9",
-        "rules/layer_norm.yaml:100:15")) return false;
+        "rules/layer_norm.yaml:118:9",
+        "rules/layer_norm.yaml:119:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1927,7 +2299,7 @@ class LayerNormToFp16Rule : public RewritePattern {
             root,
             128,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:85:5",
+            "rules/layer_norm.yaml:104:5",
             {op::kCast, op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1949,7 +2321,7 @@ class LayerNormToFp16Rule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:102
+// Generated from: rules/layer_norm.yaml:121
 // layer_norm_no_bias (priority 120): LayerNorm with a scale but no bias.
 //===----------------------------------------------------------------------===//
 
@@ -1957,120 +2329,121 @@ class LayerNormToFp16Rule : public RewritePattern {
 const gen::RuleSpec& specLayerNormNoBias() {
   static const gen::RuleSpec spec = {
     "layer_norm_no_bias",
-    "rules/layer_norm.yaml:102:5",
-    3,  // root expr
+    "rules/layer_norm.yaml:121:5",
+    4,  // root expr
     // slots
-    {"x", "n", "scale", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
-     "layer_norm_core.1.d2", "layer_norm_core.1.var", "eps", "layer_norm_core.1.std"},
+    {"x", "eps", "n", "scale", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
+     "layer_norm_core.1.d2", "layer_norm_core.1.var", "layer_norm_core.1.std"},
     0,  // attribute captures
     0,  // shape symbols
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:106:32", 0},
-      // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"n", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 1},
-      // 2: scale
-      {"scale", "rules/layer_norm.yaml:107:18", 2},
-      // 3: Mul(n, scale)
-      {"Mul", "rules/layer_norm.yaml:107:11", 3, 2},
-      // 4: ReduceMean(x, axes=[-1], keepdims=1)
+      {"x", "rules/layer_norm.yaml:125:27", 0},
+      // 1: eps
+      {"eps", "rules/layer_norm.yaml:125:30", 1},
+      // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"n", "rules/layer_norm.yaml:46:27 (in layer_norm_core at rules/layer_norm.yaml:125:11)", 2},
+      // 3: scale
+      {"scale", "rules/layer_norm.yaml:126:18", 3},
+      // 4: Mul(n, scale)
+      {"Mul", "rules/layer_norm.yaml:126:11", 4, 2},
+      // 5: ReduceMean(x, axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 4, 1,
-       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       "rules/layer_norm.yaml:41:14 (in layer_norm_core at rules/layer_norm.yaml:125:11)", 5, 1,
+       {{"axes", "rules/layer_norm.yaml:41:28 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+         "rules/layer_norm.yaml:41:39 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 5: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
-       gen::kNoSlot, 2},
       // 6: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+      {"Sub", "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 2},
-      // 7: Cast(Sub(x, layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+      // 7: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:42:34 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
+       gen::kNoSlot, 2},
+      // 8: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:42:29 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       {{"to", "rules/layer_norm.yaml:42:48 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 8: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      // 9: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
       {"layer_norm_core.1.d",
-       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 5},
-      // 9: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
-       gen::kNoSlot, 2},
+       "rules/layer_norm.yaml:42:27 (in layer_norm_core at rules/layer_norm.yaml:125:11)", 6},
       // 10: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+      {"Sub", "rules/layer_norm.yaml:43:14 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 2},
-      // 11: Cast(Sub(x, layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+      // 11: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:43:34 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
+       gen::kNoSlot, 2},
+      // 12: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:43:29 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       {{"to", "rules/layer_norm.yaml:43:48 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 12: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      // 13: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
       {"layer_norm_core.1.d2",
-       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 6},
-      // 13: 2.0
-      {"constant 2.0",
-       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
-       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+       "rules/layer_norm.yaml:43:27 (in layer_norm_core at rules/layer_norm.yaml:125:11)", 7},
       // 14: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       "rules/layer_norm.yaml:44:32 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 15: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+      // 15: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:44:43 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 16: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:44:38 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 1},
-      // 16: 2.0 | Cast(2.0)
+      // 17: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:106:16)"},
-      // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       "rules/layer_norm.yaml:44:36 (in layer_norm_core at rules/layer_norm.yaml:125:11)"},
+      // 18: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:44:25 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 2},
-      // 18: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+      // 19: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:44:51 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 2},
-      // 19: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      // 20: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:106:16)"},
-      // 20: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+       "rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:125:11)"},
+      // 21: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)", 7, 1,
-       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       "rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:125:11)", 8, 1,
+       {{"axes", "rules/layer_norm.yaml:44:62 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+         "rules/layer_norm.yaml:44:73 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 21: eps
-      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
-       8},
-      // 22: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
-       gen::kNoSlot, 2},
-      // 23: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+      // 22: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt",
+       "rules/layer_norm.yaml:32:13 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        9, 1},
-      // 24: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+      // 23: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:46:14 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 2},
-      // 25: Reciprocal(layer_norm_core.1.std)
+      // 24: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+       "rules/layer_norm.yaml:46:37 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 1},
-      // 26: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:106:16)",
+      // 25: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:46:29 (in layer_norm_core at rules/layer_norm.yaml:125:11)",
+       gen::kNoSlot, 2},
+      // 26: Add(layer_norm_core.1.var, eps)
+      {"Add",
+       "rules/layer_norm.yaml:32:18 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:125:11)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kRank, "rules/layer_norm.yaml:109:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/layer_norm.yaml:128:16", "scale", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {1}},
-     {Check::kNative, "rules/layer_norm.yaml:109:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+     {Check::kNative, "rules/layer_norm.yaml:128:25", "scale", gen::kNoSlot, {"scale", "x"}, {3, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kNative, "rules/layer_norm.yaml:110:16", "x", gen::kNoSlot, {"x", "scale"}, {0, 2},
+     {Check::kNative, "rules/layer_norm.yaml:129:16", "x", gen::kNoSlot, {"x", "scale"}, {0, 3},
       "same_elem_type", gen::nativePredicate("same_elem_type")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:106:16)", "eps", 8,
-      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
+      "rules/layer_norm.yaml:34:14 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:125:11)",
+      "eps", 1, {}, {}, "", nullptr, 9, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
   };
@@ -2081,32 +2454,32 @@ const gen::RuleSpec& specLayerNormNoBias() {
 struct LayerNormNoBiasIds {
   enum : gen::ExprId {
     kX = 0,
-    kN = 1,
-    kScale = 2,
-    kY = 3,
-    kLayerNormCore1Mean = 4,
-    kSub5 = 5,
+    kEps = 1,
+    kN = 2,
+    kScale = 3,
+    kY = 4,
+    kLayerNormCore1Mean = 5,
     kSub6 = 6,
-    kCast7 = 7,
-    kLayerNormCore1D = 8,
-    kSub9 = 9,
+    kSub7 = 7,
+    kCast8 = 8,
+    kLayerNormCore1D = 9,
     kSub10 = 10,
-    kCast11 = 11,
-    kLayerNormCore1D2 = 12,
-    kConstant13 = 13,
+    kSub11 = 11,
+    kCast12 = 12,
+    kLayerNormCore1D2 = 13,
     kConstant14 = 14,
-    kCast15 = 15,
-    kAnyOf16 = 16,
-    kPow = 17,
-    kMul18 = 18,
-    kAnyOf19 = 19,
-    kLayerNormCore1Var = 20,
-    kEps = 21,
-    kAdd = 22,
-    kLayerNormCore1Std = 23,
-    kDiv = 24,
-    kReciprocal = 25,
-    kMul26 = 26,
+    kConstant15 = 15,
+    kCast16 = 16,
+    kAnyOf17 = 17,
+    kPow = 18,
+    kMul19 = 19,
+    kAnyOf20 = 20,
+    kLayerNormCore1Var = 21,
+    kLayerNormCore1Std = 22,
+    kDiv = 23,
+    kReciprocal = 24,
+    kMul25 = 25,
+    kAdd = 26,
   };
 };
 
@@ -2133,38 +2506,38 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotN = 1,
-    kSlotScale = 2,
-    kSlotY = 3,
-    kSlotLayerNormCore1Mean = 4,
-    kSlotLayerNormCore1D = 5,
-    kSlotLayerNormCore1D2 = 6,
-    kSlotLayerNormCore1Var = 7,
-    kSlotEps = 8,
+    kSlotEps = 1,
+    kSlotN = 2,
+    kSlotScale = 3,
+    kSlotY = 4,
+    kSlotLayerNormCore1Mean = 5,
+    kSlotLayerNormCore1D = 6,
+    kSlotLayerNormCore1D2 = 7,
+    kSlotLayerNormCore1Var = 8,
     kSlotLayerNormCore1Std = 9,
   };
 
   // ---- Match
 
   // From LayerNormSharedMatch (the same in other rules of this file):
-  // matchX, matchScale, matchLayerNormCore1Mean, matchSub5, matchSub9, matchConstant13,
-  // matchConstant14, matchCast15, matchAnyOf16, matchEps.
+  // matchX, matchEps, matchScale, matchLayerNormCore1Mean, matchSub6, matchSub10, matchSub11,
+  // matchCast12, matchConstant14, matchConstant15, matchCast16, matchAnyOf17.
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:125:11))
   bool matchN(ValueId v, gen::Next k) {
     if (seen(kN)) return same(kN, v) && k();
     if (!bind(kN, v)) return false;
     const uint32_t m = mark();
     if (choose(kN, 0) && matchDiv(v, k)) return true;
     undo(m);
-    if (choose(kN, 1) && matchMul26(v, k)) return true;
+    if (choose(kN, 1) && matchMul25(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// y = Mul(n, scale)  (rules/layer_norm.yaml:107:11)
+  /// y = Mul(n, scale)  (rules/layer_norm.yaml:126:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2178,89 +2551,69 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     return matchN(in1, [&] { return matchScale(in0, k); });
   }
 
-  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:36:34 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
-  bool matchSub6(ValueId v, gen::Next k) {
-    if (seen(kSub6)) return same(kSub6, v) && k();
-    if (!bind(kSub6, v)) return false;
-    const NodeId n = node(kSub6, v, op::kSub);
-    if (n == kNoId || !attrs(kSub6, n, v)) return false;
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:42:34 (in layer_norm_core at
+  /// rules/layer_norm.yaml:125:11))
+  bool matchSub7(ValueId v, gen::Next k) {
+    if (seen(kSub7)) return same(kSub7, v) && k();
+    if (!bind(kSub7, v)) return false;
+    const NodeId n = node(kSub7, v, op::kSub);
+    if (n == kNoId || !attrs(kSub7, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:29 (in layer_norm_core
-  /// at rules/layer_norm.yaml:106:16))
-  bool matchCast7(ValueId v, gen::Next k) {
-    if (seen(kCast7)) return same(kCast7, v) && k();
-    if (!bind(kCast7, v)) return false;
-    const NodeId n = node(kCast7, v, op::kCast);
-    if (n == kNoId || !attrs(kCast7, n, v)) return false;
-    return matchSub6(input(n, 0), k);
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:42:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:125:11))
+  bool matchCast8(ValueId v, gen::Next k) {
+    if (seen(kCast8)) return same(kCast8, v) && k();
+    if (!bind(kCast8, v)) return false;
+    const NodeId n = node(kCast8, v, op::kCast);
+    if (n == kNoId || !attrs(kCast8, n, v)) return false;
+    return matchSub7(input(n, 0), k);
   }
 
   /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
-  /// to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:106:16))
+  /// to=1)  (rules/layer_norm.yaml:42:27 (in layer_norm_core at rules/layer_norm.yaml:125:11))
   bool matchLayerNormCore1D(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
     if (!bind(kLayerNormCore1D, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D, 0) && matchSub5(v, k)) return true;
+    if (choose(kLayerNormCore1D, 0) && matchSub6(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D, 1) && matchCast7(v, k)) return true;
+    if (choose(kLayerNormCore1D, 1) && matchCast8(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:37:34 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
-  bool matchSub10(ValueId v, gen::Next k) {
-    if (seen(kSub10)) return same(kSub10, v) && k();
-    if (!bind(kSub10, v)) return false;
-    const NodeId n = node(kSub10, v, op::kSub);
-    if (n == kNoId || !attrs(kSub10, n, v)) return false;
-    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
-  }
-
-  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:37:29 (in layer_norm_core
-  /// at rules/layer_norm.yaml:106:16))
-  bool matchCast11(ValueId v, gen::Next k) {
-    if (seen(kCast11)) return same(kCast11, v) && k();
-    if (!bind(kCast11, v)) return false;
-    const NodeId n = node(kCast11, v, op::kCast);
-    if (n == kNoId || !attrs(kCast11, n, v)) return false;
-    return matchSub10(input(n, 0), k);
-  }
-
   /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
-  /// to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:106:16))
+  /// to=1)  (rules/layer_norm.yaml:43:27 (in layer_norm_core at rules/layer_norm.yaml:125:11))
   bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
     if (!bind(kLayerNormCore1D2, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D2, 0) && matchSub9(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 0) && matchSub10(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D2, 1) && matchCast11(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 1) && matchCast12(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:106:16))
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:44:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:125:11))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
     const NodeId n = node(kPow, v, op::kPow);
     if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf16(input(n, 1), k); });
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf17(input(n, 1), k); });
   }
 
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:106:16))
-  bool matchMul18(ValueId v, gen::Next k) {
-    if (seen(kMul18)) return same(kMul18, v) && k();
-    if (!bind(kMul18, v)) return false;
-    const NodeId n = node(kMul18, v, op::kMul);
-    if (n == kNoId || !attrs(kMul18, n, v)) return false;
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:44:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:125:11))
+  bool matchMul19(ValueId v, gen::Next k) {
+    if (seen(kMul19)) return same(kMul19, v) && k();
+    if (!bind(kMul19, v)) return false;
+    const NodeId n = node(kMul19, v, op::kMul);
+    if (n == kNoId || !attrs(kMul19, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
@@ -2270,31 +2623,79 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:106:16))
-  bool matchAnyOf19(ValueId v, gen::Next k) {
-    if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
-    if (!bind(kAnyOf19, v)) return false;
+  /// (rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:125:11))
+  bool matchAnyOf20(ValueId v, gen::Next k) {
+    if (seen(kAnyOf20)) return same(kAnyOf20, v) && k();
+    if (!bind(kAnyOf20, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf19, 0) && matchPow(v, k)) return true;
+    if (choose(kAnyOf20, 0) && matchPow(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf19, 1) && matchMul18(v, k)) return true;
+    if (choose(kAnyOf20, 1) && matchMul19(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:106:16))
+  /// (rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:125:11))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
     const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
     if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
-    return matchAnyOf19(input(n, 0), k);
+    return matchAnyOf20(input(n, 0), k);
   }
 
-  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:32:13
+  /// (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at
+  /// rules/layer_norm.yaml:125:11))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:46:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:125:11))
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
+  }
+
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:46:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:125:11))
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
+    if (!bind(kReciprocal, v)) return false;
+    const NodeId n = node(kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
+    return matchLayerNormCore1Std(input(n, 0), k);
+  }
+
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:125:11))
+  bool matchMul25(ValueId v, gen::Next k) {
+    if (seen(kMul25)) return same(kMul25, v) && k();
+    if (!bind(kMul25, v)) return false;
+    const NodeId n = node(kMul25, v, op::kMul);
+    if (n == kNoId || !attrs(kMul25, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:32:18 (in std_of at
+  /// rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:125:11))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -2308,69 +2709,22 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:106:16))
-  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
-    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
-    if (!bind(kLayerNormCore1Std, v)) return false;
-    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
-    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:106:16))
-  bool matchDiv(ValueId v, gen::Next k) {
-    if (seen(kDiv)) return same(kDiv, v) && k();
-    if (!bind(kDiv, v)) return false;
-    const NodeId n = node(kDiv, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchLayerNormCore1D2(input(n, 0), [&] {
-      return matchLayerNormCore1Std(input(n, 1), k);
-    });
-  }
-
-  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:106:16))
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
-    if (!bind(kReciprocal, v)) return false;
-    const NodeId n = node(kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchLayerNormCore1Std(input(n, 0), k);
-  }
-
-  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:106:16))
-  bool matchMul26(ValueId v, gen::Next k) {
-    if (seen(kMul26)) return same(kMul26, v) && k();
-    if (!bind(kMul26, v)) return false;
-    const NodeId n = node(kMul26, v, op::kMul);
-    if (n == kNoId || !attrs(kMul26, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:111:5:
+  /// Variant 0, rules/layer_norm.yaml:130:5:
   ///   y = LayerNormalization(x, scale, axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:112:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:112:33", "scale")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:131:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:131:33", "scale")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:112:49",
-        "rules/layer_norm.yaml:112:49");
+        "rules/layer_norm.yaml:131:49",
+        "rules/layer_norm.yaml:131:49");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
@@ -2378,8 +2732,8 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:111:5",
-        "rules/layer_norm.yaml:112:11")) return false;
+        "rules/layer_norm.yaml:130:5",
+        "rules/layer_norm.yaml:131:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2405,7 +2759,7 @@ class LayerNormNoBiasRule : public RewritePattern {
             root,
             120,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:102:5",
+            "rules/layer_norm.yaml:121:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -2427,7 +2781,7 @@ class LayerNormNoBiasRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:114
+// Generated from: rules/layer_norm.yaml:133
 // layer_norm_no_affine (priority 110): LayerNorm without scale or bias; the scale becomes a constant of ones.
 //===----------------------------------------------------------------------===//
 
@@ -2435,112 +2789,113 @@ class LayerNormNoBiasRule : public RewritePattern {
 const gen::RuleSpec& specLayerNormNoAffine() {
   static const gen::RuleSpec spec = {
     "layer_norm_no_affine",
-    "rules/layer_norm.yaml:114:5",
-    1,  // root expr
+    "rules/layer_norm.yaml:133:5",
+    2,  // root expr
     // slots
-    {"x", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
-     "layer_norm_core.1.var", "eps", "layer_norm_core.1.std"},
+    {"x", "eps", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
+     "layer_norm_core.1.var", "layer_norm_core.1.std"},
     0,  // attribute captures
     0,  // shape symbols
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:118:32", 0},
-      // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"y", "rules/layer_norm.yaml:40:27 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 1},
-      // 2: ReduceMean(x, axes=[-1], keepdims=1)
+      {"x", "rules/layer_norm.yaml:137:27", 0},
+      // 1: eps
+      {"eps", "rules/layer_norm.yaml:137:30", 1},
+      // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"y", "rules/layer_norm.yaml:46:27 (in layer_norm_core at rules/layer_norm.yaml:137:11)", 2},
+      // 3: ReduceMean(x, axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 2, 1,
-       {{"axes", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       "rules/layer_norm.yaml:41:14 (in layer_norm_core at rules/layer_norm.yaml:137:11)", 3, 1,
+       {{"axes", "rules/layer_norm.yaml:41:28 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:35:39 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+         "rules/layer_norm.yaml:41:39 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 3: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
-       gen::kNoSlot, 2},
       // 4: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:36:34 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+      {"Sub", "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 2},
-      // 5: Cast(Sub(x, layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+      // 5: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:42:34 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
+       gen::kNoSlot, 2},
+      // 6: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:42:29 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:36:48 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       {{"to", "rules/layer_norm.yaml:42:48 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 6: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      // 7: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
       {"layer_norm_core.1.d",
-       "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 3},
-      // 7: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
-       gen::kNoSlot, 2},
+       "rules/layer_norm.yaml:42:27 (in layer_norm_core at rules/layer_norm.yaml:137:11)", 4},
       // 8: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:37:34 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+      {"Sub", "rules/layer_norm.yaml:43:14 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 2},
-      // 9: Cast(Sub(x, layer_norm_core.1.mean), to=1)
-      {"Cast", "rules/layer_norm.yaml:37:29 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+      // 9: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:43:34 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
+       gen::kNoSlot, 2},
+      // 10: Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      {"Cast", "rules/layer_norm.yaml:43:29 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:37:48 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       {{"to", "rules/layer_norm.yaml:43:48 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 10: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
+      // 11: Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean), to=1)
       {"layer_norm_core.1.d2",
-       "rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 4},
-      // 11: 2.0
-      {"constant 2.0",
-       "rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
-       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+       "rules/layer_norm.yaml:43:27 (in layer_norm_core at rules/layer_norm.yaml:137:11)", 5},
       // 12: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:38:43 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       "rules/layer_norm.yaml:44:32 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 13: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+      // 13: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:44:43 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 14: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:44:38 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 1},
-      // 14: 2.0 | Cast(2.0)
+      // 15: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:38:36 (in layer_norm_core at rules/layer_norm.yaml:118:16)"},
-      // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:38:25 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       "rules/layer_norm.yaml:44:36 (in layer_norm_core at rules/layer_norm.yaml:137:11)"},
+      // 16: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:44:25 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 2},
-      // 16: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:38:51 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+      // 17: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:44:51 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 2},
-      // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      // 18: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:118:16)"},
-      // 18: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+       "rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:137:11)"},
+      // 19: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)", 5, 1,
-       {{"axes", "rules/layer_norm.yaml:38:62 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       "rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:137:11)", 6, 1,
+       {{"axes", "rules/layer_norm.yaml:44:62 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:38:73 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+         "rules/layer_norm.yaml:44:73 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
-      // 19: eps
-      {"eps", "rules/layer_norm.yaml:39:28 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
-       6},
-      // 20: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:39:19 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
-       gen::kNoSlot, 2},
-      // 21: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:39:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+      // 20: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt",
+       "rules/layer_norm.yaml:32:13 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        7, 1},
-      // 22: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:40:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+      // 21: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:46:14 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 2},
-      // 23: Reciprocal(layer_norm_core.1.std)
+      // 22: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:40:37 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+       "rules/layer_norm.yaml:46:37 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 1},
-      // 24: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:40:29 (in layer_norm_core at rules/layer_norm.yaml:118:16)",
+      // 23: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:46:29 (in layer_norm_core at rules/layer_norm.yaml:137:11)",
+       gen::kNoSlot, 2},
+      // 24: Add(layer_norm_core.1.var, eps)
+      {"Add",
+       "rules/layer_norm.yaml:32:18 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:137:11)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kNative, "rules/layer_norm.yaml:120:12", "x", gen::kNoSlot, {"x"}, {0},
+    {{Check::kNative, "rules/layer_norm.yaml:139:12", "x", gen::kNoSlot, {"x"}, {0},
       "static_last_dim", gen::nativePredicate("static_last_dim")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:42:14 (in layer_norm_core at rules/layer_norm.yaml:118:16)", "eps", 6,
-      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
+      "rules/layer_norm.yaml:34:14 (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:137:11)",
+      "eps", 1, {}, {}, "", nullptr, 7, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
   };
@@ -2551,30 +2906,30 @@ const gen::RuleSpec& specLayerNormNoAffine() {
 struct LayerNormNoAffineIds {
   enum : gen::ExprId {
     kX = 0,
-    kY = 1,
-    kLayerNormCore1Mean = 2,
-    kSub3 = 3,
+    kEps = 1,
+    kY = 2,
+    kLayerNormCore1Mean = 3,
     kSub4 = 4,
-    kCast5 = 5,
-    kLayerNormCore1D = 6,
-    kSub7 = 7,
+    kSub5 = 5,
+    kCast6 = 6,
+    kLayerNormCore1D = 7,
     kSub8 = 8,
-    kCast9 = 9,
-    kLayerNormCore1D2 = 10,
-    kConstant11 = 11,
+    kSub9 = 9,
+    kCast10 = 10,
+    kLayerNormCore1D2 = 11,
     kConstant12 = 12,
-    kCast13 = 13,
-    kAnyOf14 = 14,
-    kPow = 15,
-    kMul16 = 16,
-    kAnyOf17 = 17,
-    kLayerNormCore1Var = 18,
-    kEps = 19,
-    kAdd = 20,
-    kLayerNormCore1Std = 21,
-    kDiv = 22,
-    kReciprocal = 23,
-    kMul24 = 24,
+    kConstant13 = 13,
+    kCast14 = 14,
+    kAnyOf15 = 15,
+    kPow = 16,
+    kMul17 = 17,
+    kAnyOf18 = 18,
+    kLayerNormCore1Var = 19,
+    kLayerNormCore1Std = 20,
+    kDiv = 21,
+    kReciprocal = 22,
+    kMul23 = 23,
+    kAdd = 24,
   };
 };
 
@@ -2601,126 +2956,145 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotY = 1,
-    kSlotLayerNormCore1Mean = 2,
-    kSlotLayerNormCore1D = 3,
-    kSlotLayerNormCore1D2 = 4,
-    kSlotLayerNormCore1Var = 5,
-    kSlotEps = 6,
+    kSlotEps = 1,
+    kSlotY = 2,
+    kSlotLayerNormCore1Mean = 3,
+    kSlotLayerNormCore1D = 4,
+    kSlotLayerNormCore1D2 = 5,
+    kSlotLayerNormCore1Var = 6,
     kSlotLayerNormCore1Std = 7,
   };
 
   // ---- Match
 
   // From LayerNormSharedMatch (the same in other rules of this file):
-  // matchX, matchLayerNormCore1Mean, matchSub4, matchSub7, matchSub8, matchCast9, matchConstant12,
-  // matchEps.
+  // matchX, matchEps, matchLayerNormCore1Mean, matchSub5, matchSub9, matchConstant13.
 
   /// y = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:118:16))
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:137:11))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
     if (choose(kY, 0) && matchDiv(v, k)) return true;
     undo(m);
-    if (choose(kY, 1) && matchMul24(v, k)) return true;
+    if (choose(kY, 1) && matchMul23(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:36:14 (in layer_norm_core at
-  /// rules/layer_norm.yaml:118:16))
-  bool matchSub3(ValueId v, gen::Next k) {
-    if (seen(kSub3)) return same(kSub3, v) && k();
-    if (!bind(kSub3, v)) return false;
-    const NodeId n = node(kSub3, v, op::kSub);
-    if (n == kNoId || !attrs(kSub3, n, v)) return false;
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:42:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:137:11))
+  bool matchSub4(ValueId v, gen::Next k) {
+    if (seen(kSub4)) return same(kSub4, v) && k();
+    if (!bind(kSub4, v)) return false;
+    const NodeId n = node(kSub4, v, op::kSub);
+    if (n == kNoId || !attrs(kSub4, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:36:29 (in layer_norm_core
-  /// at rules/layer_norm.yaml:118:16))
-  bool matchCast5(ValueId v, gen::Next k) {
-    if (seen(kCast5)) return same(kCast5, v) && k();
-    if (!bind(kCast5, v)) return false;
-    const NodeId n = node(kCast5, v, op::kCast);
-    if (n == kNoId || !attrs(kCast5, n, v)) return false;
-    return matchSub4(input(n, 0), k);
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:42:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:137:11))
+  bool matchCast6(ValueId v, gen::Next k) {
+    if (seen(kCast6)) return same(kCast6, v) && k();
+    if (!bind(kCast6, v)) return false;
+    const NodeId n = node(kCast6, v, op::kCast);
+    if (n == kNoId || !attrs(kCast6, n, v)) return false;
+    return matchSub5(input(n, 0), k);
   }
 
   /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
-  /// to=1)  (rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  /// to=1)  (rules/layer_norm.yaml:42:27 (in layer_norm_core at rules/layer_norm.yaml:137:11))
   bool matchLayerNormCore1D(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
     if (!bind(kLayerNormCore1D, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D, 0) && matchSub3(v, k)) return true;
+    if (choose(kLayerNormCore1D, 0) && matchSub4(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D, 1) && matchCast5(v, k)) return true;
+    if (choose(kLayerNormCore1D, 1) && matchCast6(v, k)) return true;
     undo(m);
     return false;
   }
 
+  /// Sub(x, layer_norm_core.1.mean)  (rules/layer_norm.yaml:43:14 (in layer_norm_core at
+  /// rules/layer_norm.yaml:137:11))
+  bool matchSub8(ValueId v, gen::Next k) {
+    if (seen(kSub8)) return same(kSub8, v) && k();
+    if (!bind(kSub8, v)) return false;
+    const NodeId n = node(kSub8, v, op::kSub);
+    if (n == kNoId || !attrs(kSub8, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// Cast(Sub(x, layer_norm_core.1.mean), to=1)  (rules/layer_norm.yaml:43:29 (in layer_norm_core
+  /// at rules/layer_norm.yaml:137:11))
+  bool matchCast10(ValueId v, gen::Next k) {
+    if (seen(kCast10)) return same(kCast10, v) && k();
+    if (!bind(kCast10, v)) return false;
+    const NodeId n = node(kCast10, v, op::kCast);
+    if (n == kNoId || !attrs(kCast10, n, v)) return false;
+    return matchSub9(input(n, 0), k);
+  }
+
   /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean) | Cast(Sub(x, layer_norm_core.1.mean),
-  /// to=1)  (rules/layer_norm.yaml:37:27 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  /// to=1)  (rules/layer_norm.yaml:43:27 (in layer_norm_core at rules/layer_norm.yaml:137:11))
   bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
     if (!bind(kLayerNormCore1D2, v)) return false;
     const uint32_t m = mark();
-    if (choose(kLayerNormCore1D2, 0) && matchSub7(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 0) && matchSub8(v, k)) return true;
     undo(m);
-    if (choose(kLayerNormCore1D2, 1) && matchCast9(v, k)) return true;
+    if (choose(kLayerNormCore1D2, 1) && matchCast10(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// 2.0  (rules/layer_norm.yaml:38:32 (in layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchConstant11(ValueId v, gen::Next k) {
-    if (seen(kConstant11)) return same(kConstant11, v) && k();
-    return bind(kConstant11, v) && constant(kConstant11, v) && k();
+  /// 2.0  (rules/layer_norm.yaml:44:32 (in layer_norm_core at rules/layer_norm.yaml:137:11))
+  bool matchConstant12(ValueId v, gen::Next k) {
+    if (seen(kConstant12)) return same(kConstant12, v) && k();
+    return bind(kConstant12, v) && constant(kConstant12, v) && k();
   }
 
-  /// Cast(2.0)  (rules/layer_norm.yaml:38:38 (in layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchCast13(ValueId v, gen::Next k) {
-    if (seen(kCast13)) return same(kCast13, v) && k();
-    if (!bind(kCast13, v)) return false;
-    const NodeId n = node(kCast13, v, op::kCast);
-    if (n == kNoId || !attrs(kCast13, n, v)) return false;
-    return matchConstant12(input(n, 0), k);
+  /// Cast(2.0)  (rules/layer_norm.yaml:44:38 (in layer_norm_core at rules/layer_norm.yaml:137:11))
+  bool matchCast14(ValueId v, gen::Next k) {
+    if (seen(kCast14)) return same(kCast14, v) && k();
+    if (!bind(kCast14, v)) return false;
+    const NodeId n = node(kCast14, v, op::kCast);
+    if (n == kNoId || !attrs(kCast14, n, v)) return false;
+    return matchConstant13(input(n, 0), k);
   }
 
-  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:38:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:118:16))
-  bool matchAnyOf14(ValueId v, gen::Next k) {
-    if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
-    if (!bind(kAnyOf14, v)) return false;
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:44:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:137:11))
+  bool matchAnyOf15(ValueId v, gen::Next k) {
+    if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
+    if (!bind(kAnyOf15, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf14, 0) && matchConstant11(v, k)) return true;
+    if (choose(kAnyOf15, 0) && matchConstant12(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf14, 1) && matchCast13(v, k)) return true;
+    if (choose(kAnyOf15, 1) && matchCast14(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:38:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:118:16))
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:44:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:137:11))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
     const NodeId n = node(kPow, v, op::kPow);
     if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf14(input(n, 1), k); });
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf15(input(n, 1), k); });
   }
 
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:38:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchMul16(ValueId v, gen::Next k) {
-    if (seen(kMul16)) return same(kMul16, v) && k();
-    if (!bind(kMul16, v)) return false;
-    const NodeId n = node(kMul16, v, op::kMul);
-    if (n == kNoId || !attrs(kMul16, n, v)) return false;
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:44:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:137:11))
+  bool matchMul17(ValueId v, gen::Next k) {
+    if (seen(kMul17)) return same(kMul17, v) && k();
+    if (!bind(kMul17, v)) return false;
+    const NodeId n = node(kMul17, v, op::kMul);
+    if (n == kNoId || !attrs(kMul17, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
@@ -2730,31 +3104,79 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:38:49 (in layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchAnyOf17(ValueId v, gen::Next k) {
-    if (seen(kAnyOf17)) return same(kAnyOf17, v) && k();
-    if (!bind(kAnyOf17, v)) return false;
+  /// (rules/layer_norm.yaml:44:49 (in layer_norm_core at rules/layer_norm.yaml:137:11))
+  bool matchAnyOf18(ValueId v, gen::Next k) {
+    if (seen(kAnyOf18)) return same(kAnyOf18, v) && k();
+    if (!bind(kAnyOf18, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf17, 0) && matchPow(v, k)) return true;
+    if (choose(kAnyOf18, 0) && matchPow(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf17, 1) && matchMul16(v, k)) return true;
+    if (choose(kAnyOf18, 1) && matchMul17(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:118:16))
+  /// (rules/layer_norm.yaml:44:14 (in layer_norm_core at rules/layer_norm.yaml:137:11))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
     const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
     if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
-    return matchAnyOf17(input(n, 0), k);
+    return matchAnyOf18(input(n, 0), k);
   }
 
-  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:39:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:118:16))
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:32:13
+  /// (in std_of at rules/layer_norm.yaml:45:14) (in layer_norm_core at
+  /// rules/layer_norm.yaml:137:11))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:46:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:137:11))
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
+  }
+
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:46:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:137:11))
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
+    if (!bind(kReciprocal, v)) return false;
+    const NodeId n = node(kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
+    return matchLayerNormCore1Std(input(n, 0), k);
+  }
+
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:46:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:137:11))
+  bool matchMul23(ValueId v, gen::Next k) {
+    if (seen(kMul23)) return same(kMul23, v) && k();
+    if (!bind(kMul23, v)) return false;
+    const NodeId n = node(kMul23, v, op::kMul);
+    if (n == kNoId || !attrs(kMul23, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:32:18 (in std_of at
+  /// rules/layer_norm.yaml:45:14) (in layer_norm_core at rules/layer_norm.yaml:137:11))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -2768,65 +3190,18 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:39:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
-    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
-    if (!bind(kLayerNormCore1Std, v)) return false;
-    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
-    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:40:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchDiv(ValueId v, gen::Next k) {
-    if (seen(kDiv)) return same(kDiv, v) && k();
-    if (!bind(kDiv, v)) return false;
-    const NodeId n = node(kDiv, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchLayerNormCore1D2(input(n, 0), [&] {
-      return matchLayerNormCore1Std(input(n, 1), k);
-    });
-  }
-
-  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:40:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:118:16))
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
-    if (!bind(kReciprocal, v)) return false;
-    const NodeId n = node(kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchLayerNormCore1Std(input(n, 0), k);
-  }
-
-  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:40:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:118:16))
-  bool matchMul24(ValueId v, gen::Next k) {
-    if (seen(kMul24)) return same(kMul24, v) && k();
-    if (!bind(kMul24, v)) return false;
-    const NodeId n = node(kMul24, v, op::kMul);
-    if (n == kNoId || !attrs(kMul24, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:121:5:
+  /// Variant 0, rules/layer_norm.yaml:140:5:
   ///   y = LayerNormalization(x, tensor(helper, ones_of_last_dim), axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:122:30", "x")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:141:30", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("ones_of_last_dim"),
         {kSlotX},
         {"x"},
-        "rules/layer_norm.yaml:122:33");
+        "rules/layer_norm.yaml:141:33");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
@@ -2834,8 +3209,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:122:79",
-        "rules/layer_norm.yaml:122:79");
+        "rules/layer_norm.yaml:141:79",
+        "rules/layer_norm.yaml:141:79");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
@@ -2843,8 +3218,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:121:5",
-        "rules/layer_norm.yaml:122:11")) return false;
+        "rules/layer_norm.yaml:140:5",
+        "rules/layer_norm.yaml:141:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2870,7 +3245,7 @@ class LayerNormNoAffineRule : public RewritePattern {
             root,
             110,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:114:5",
+            "rules/layer_norm.yaml:133:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
