@@ -56,35 +56,35 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// a
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:28, skip_layer_norm 80:28)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 69:28, skip_layer_norm 81:28)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
   /// skip
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:31, skip_layer_norm 80:31)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 69:31, skip_layer_norm 81:31)
   bool matchSkip(ValueId v, gen::Next k) {
     if (seen(Ids::kSkip)) return same(Ids::kSkip, v) && k();
     return bind(Ids::kSkip, v) && k();
   }
 
   /// bias
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:37, skip_layer_norm 80:37)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 69:37, skip_layer_norm 81:37)
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
     return bind(Ids::kBias, v) && k();
   }
 
   /// gamma
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:43, skip_layer_norm 80:43)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 69:43, skip_layer_norm 81:43)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
   }
 
   /// beta
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:50, skip_layer_norm 80:50)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 69:50, skip_layer_norm 81:50)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
     return bind(Ids::kBeta, v) && k();
@@ -92,10 +92,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) |
   /// LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 38:12 (in layer_norm_of at
-  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
-  /// skip_layer_norm 38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm
-  /// at rules/skip_layer_norm.yaml:80:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 39:12 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14),
+  /// skip_layer_norm 39:12 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm
+  /// at rules/skip_layer_norm.yaml:81:14))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -108,10 +108,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// s = Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 28:34 (in residual at
-  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
-  /// skip_layer_norm 28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:80:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 29:34 (in residual at
+  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14),
+  /// skip_layer_norm 29:34 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:81:14))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     if (!bind(Ids::kS, v)) return false;
@@ -126,10 +126,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 37:12 (in layer_norm_of at
-  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
-  /// skip_layer_norm 37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm
-  /// at rules/skip_layer_norm.yaml:80:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 38:12 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14),
+  /// skip_layer_norm 38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm
+  /// at rules/skip_layer_norm.yaml:81:14))
   bool matchLayerNormalization7(ValueId v, gen::Next k) {
     if (seen(Ids::kLayerNormalization7)) return same(Ids::kLayerNormalization7, v) && k();
     if (!bind(Ids::kLayerNormalization7, v)) return false;
@@ -143,10 +143,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 38:14 (in layer_norm_of at
-  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
-  /// skip_layer_norm 38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm
-  /// at rules/skip_layer_norm.yaml:80:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 39:14 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14),
+  /// skip_layer_norm 39:14 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm
+  /// at rules/skip_layer_norm.yaml:81:14))
   bool matchLayerNormalization8(ValueId v, gen::Next k) {
     if (seen(Ids::kLayerNormalization8)) return same(Ids::kLayerNormalization8, v) && k();
     if (!bind(Ids::kLayerNormalization8, v)) return false;
@@ -156,10 +156,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// residual.1.ab = Add(a, bias)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 26:12 (in residual at
-  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
-  /// skip_layer_norm 26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:80:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 27:12 (in residual at
+  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14),
+  /// skip_layer_norm 27:12 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:81:14))
   bool matchResidual1Ab(ValueId v, gen::Next k) {
     if (seen(Ids::kResidual1Ab)) return same(Ids::kResidual1Ab, v) && k();
     if (!bind(Ids::kResidual1Ab, v)) return false;
@@ -174,10 +174,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// residual.1.as = Add(a, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 27:12 (in residual at
-  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
-  /// skip_layer_norm 27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:80:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 28:12 (in residual at
+  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14),
+  /// skip_layer_norm 28:12 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:81:14))
   bool matchResidual1As(ValueId v, gen::Next k) {
     if (seen(Ids::kResidual1As)) return same(Ids::kResidual1As, v) && k();
     if (!bind(Ids::kResidual1As, v)) return false;
@@ -192,10 +192,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(residual.1.ab, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 28:12 (in residual at
-  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
-  /// skip_layer_norm 28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:80:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 29:12 (in residual at
+  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14),
+  /// skip_layer_norm 29:12 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:81:14))
   bool matchAdd11(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd11)) return same(Ids::kAdd11, v) && k();
     if (!bind(Ids::kAdd11, v)) return false;
@@ -210,10 +210,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(residual.1.as, bias)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 28:36 (in residual at
-  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
-  /// skip_layer_norm 28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:80:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 29:36 (in residual at
+  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14),
+  /// skip_layer_norm 29:36 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:81:14))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd12)) return same(Ids::kAdd12, v) && k();
     if (!bind(Ids::kAdd12, v)) return false;
@@ -228,10 +228,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(a, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 28:59 (in residual at
-  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
-  /// skip_layer_norm 28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:80:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 29:59 (in residual at
+  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14),
+  /// skip_layer_norm 29:59 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:81:14))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd13)) return same(Ids::kAdd13, v) && k();
     if (!bind(Ids::kAdd13, v)) return false;
@@ -247,7 +247,7 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/skip_layer_norm.yaml:64
+// Generated from: rules/skip_layer_norm.yaml:65
 // skip_layer_norm_residual (priority 61): Residual Add (+ bias) + LayerNorm whose sum is also read elsewhere.
 //===----------------------------------------------------------------------===//
 
@@ -255,120 +255,123 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specSkipLayerNormResidual() {
   static const gen::RuleSpec spec = {
     "skip_layer_norm_residual",
-    "rules/skip_layer_norm.yaml:64:5",
+    "rules/skip_layer_norm.yaml:65:5",
     5,  // root expr
     // slots
     {"a", "skip", "bias", "gamma", "beta", "y", "s", "residual.1.ab", "residual.1.as"},
     1,  // attribute captures
-    3,  // shape symbols
+    1,  // shape symbols
     // exprs
     {
       // 0: a
-      {"a", "rules/skip_layer_norm.yaml:68:28", 0},
+      {"a", "rules/skip_layer_norm.yaml:69:28", 0},
       // 1: skip
-      {"skip", "rules/skip_layer_norm.yaml:68:31", 1},
+      {"skip", "rules/skip_layer_norm.yaml:69:31", 1},
       // 2: bias
-      {"bias", "rules/skip_layer_norm.yaml:68:37", 2},
+      {"bias", "rules/skip_layer_norm.yaml:69:37", 2},
       // 3: gamma
-      {"gamma", "rules/skip_layer_norm.yaml:68:43", 3},
+      {"gamma", "rules/skip_layer_norm.yaml:69:43", 3},
       // 4: beta
-      {"beta", "rules/skip_layer_norm.yaml:68:50", 4},
+      {"beta", "rules/skip_layer_norm.yaml:69:50", 4},
       // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) | LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
       {"y",
-       "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       "rules/skip_layer_norm.yaml:39:12 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
        5},
       // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
       {"s",
-       "rules/skip_layer_norm.yaml:28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       "rules/skip_layer_norm.yaml:29:34 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
        6},
       // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/skip_layer_norm.yaml:37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
        gen::kNoSlot, 3,
        {{"axis",
-         "rules/skip_layer_norm.yaml:37:47 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+         "rules/skip_layer_norm.yaml:38:47 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/skip_layer_norm.yaml:68:56", Attr::kCapture, {}, false,
+        {"epsilon", "rules/skip_layer_norm.yaml:69:56", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/skip_layer_norm.yaml:37:69 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+         "rules/skip_layer_norm.yaml:38:69 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/skip_layer_norm.yaml:38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       "rules/skip_layer_norm.yaml:39:14 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/skip_layer_norm.yaml:38:43 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+         "rules/skip_layer_norm.yaml:39:43 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/skip_layer_norm.yaml:68:56", Attr::kCapture, {}, false,
+        {"epsilon", "rules/skip_layer_norm.yaml:69:56", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/skip_layer_norm.yaml:38:65 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+         "rules/skip_layer_norm.yaml:39:65 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 9: Add(a, bias)
       {"Add",
-       "rules/skip_layer_norm.yaml:26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
        7, 2},
       // 10: Add(a, skip)
       {"Add",
-       "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
        8, 2},
       // 11: Add(residual.1.ab, skip)
       {"Add",
-       "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       "rules/skip_layer_norm.yaml:29:12 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
        gen::kNoSlot, 2},
       // 12: Add(residual.1.as, bias)
       {"Add",
-       "rules/skip_layer_norm.yaml:28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       "rules/skip_layer_norm.yaml:29:36 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
        gen::kNoSlot, 2},
       // 13: Add(a, skip)
       {"Add",
-       "rules/skip_layer_norm.yaml:28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       "rules/skip_layer_norm.yaml:29:59 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kConsumers, "rules/skip_layer_norm.yaml:70:12", "s", 6, {}, {}, "", nullptr,
+    {{Check::kConsumers, "rules/skip_layer_norm.yaml:71:12", "s", 6, {}, {}, "", nullptr,
       gen::kNoSlot, {}, true, true, 2.0, 1e+06},
-     {Check::kShape,
-      "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
-      "a", 0, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
-      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kRank,
+      "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
+      "a", 0, {}, {}, "", nullptr, 5, {2, 3}},
      {Check::kNative,
-      "rules/skip_layer_norm.yaml:47:34 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "rules/skip_layer_norm.yaml:48:30 (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
       "a", gen::kNoSlot, {"a", "skip", "gamma"}, {0, 1, 3}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 5},
-     {Check::kShape,
-      "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
-      "skip", 1, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
-      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape,
-      "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
-      "gamma", 3, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
-      {{Dim::kSymbol, 0, 2}}},
-     {Check::kShape,
-      "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
-      "beta", 4, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
-      {{Dim::kSymbol, 0, 2}}},
      {Check::kNative,
-      "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
+      "skip", gen::kNoSlot, {"skip", "a"}, {1, 0}, "same_shape", gen::nativePredicate("same_shape"),
+      5},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
+      "gamma", 3, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol}}},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
+      "gamma", gen::kNoSlot, {"gamma", "a"}, {3, 0}, "last_dim_of",
+      gen::nativePredicate("last_dim_of"), 5},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
+      "beta", 4, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol}}},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:51:28 (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
       "beta", gen::kNoSlot, {"beta", "a"}, {4, 0}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 5},
      {Check::kNative,
-      "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "rules/skip_layer_norm.yaml:52:16 (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
       "bias", gen::kNoSlot, {"bias", "a"}, {2, 0}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 5},
      {Check::kConsumers,
-      "rules/skip_layer_norm.yaml:30:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
       "residual.1.ab", 7, {}, {}, "", nullptr, 6, {}, true, true, 1.0, 1.0},
      {Check::kConsumers,
-      "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
       "residual.1.as", 8, {}, {}, "", nullptr, 6, {}, true, true, 1.0, 1.0},
      {Check::kShape,
-      "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "rules/skip_layer_norm.yaml:33:15 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
       "bias", 2, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
-      {{Dim::kSymbol, 0, 2}}},
+      {{Dim::kSymbol}}},
      {Check::kConstant,
-      "rules/skip_layer_norm.yaml:32:27 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "rules/skip_layer_norm.yaml:33:27 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:69:14)",
       "bias", 2, {}, {}, "", nullptr, 6}},
     // rewrite variants
     {{true, "", -1, -1, {{{5, 1}}, {{6, 2}}}}, {true, "", -1, -1, {{{5, 1}}}},
@@ -449,21 +452,21 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:72:9:
+  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:73:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:73:28", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:73:31", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:73:37", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:74:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:74:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:74:37", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/skip_layer_norm.yaml:73:56",
-        "rules/skip_layer_norm.yaml:73:56");
+        "rules/skip_layer_norm.yaml:74:56",
+        "rules/skip_layer_norm.yaml:74:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
@@ -471,14 +474,14 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:72:9",
-        "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:73:20)")) return false;
+        "rules/skip_layer_norm.yaml:73:9",
+        "rules/skip_layer_norm.yaml:60:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:72:9",
-        "rules/skip_layer_norm.yaml:59:20 (in skip_ln at rules/skip_layer_norm.yaml:73:20)")) return false;
+        "rules/skip_layer_norm.yaml:73:9",
+        "rules/skip_layer_norm.yaml:60:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -499,22 +502,22 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
   }
 
-  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:72:9:
+  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:73:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, bias, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:73:28", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:73:31", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:73:37", "gamma")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:73:50", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:74:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:74:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:74:37", "gamma")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:74:50", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/skip_layer_norm.yaml:73:56",
-        "rules/skip_layer_norm.yaml:73:56");
+        "rules/skip_layer_norm.yaml:74:56",
+        "rules/skip_layer_norm.yaml:74:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
@@ -522,14 +525,14 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:72:9",
-        "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:73:20)")) return false;
+        "rules/skip_layer_norm.yaml:73:9",
+        "rules/skip_layer_norm.yaml:62:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:72:9",
-        "rules/skip_layer_norm.yaml:61:20 (in skip_ln at rules/skip_layer_norm.yaml:73:20)")) return false;
+        "rules/skip_layer_norm.yaml:73:9",
+        "rules/skip_layer_norm.yaml:62:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -551,22 +554,22 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
   }
 
-  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:74:9:
+  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:75:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:74:28", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:74:31", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:74:37", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:74:44", "beta")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:75:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:75:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:75:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:75:44", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/skip_layer_norm.yaml:74:56",
-        "rules/skip_layer_norm.yaml:74:56");
+        "rules/skip_layer_norm.yaml:75:56",
+        "rules/skip_layer_norm.yaml:75:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
@@ -574,14 +577,14 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:74:9",
-        "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
+        "rules/skip_layer_norm.yaml:75:9",
+        "rules/skip_layer_norm.yaml:60:24 (in skip_ln at rules/skip_layer_norm.yaml:75:20)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:74:9",
-        "rules/skip_layer_norm.yaml:59:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
+        "rules/skip_layer_norm.yaml:75:9",
+        "rules/skip_layer_norm.yaml:60:20 (in skip_ln at rules/skip_layer_norm.yaml:75:20)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -602,23 +605,23 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
   }
 
-  /// Variant 3, rules/skip_layer_norm.yaml:74:9:
+  /// Variant 3, rules/skip_layer_norm.yaml:75:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:74:28", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:74:31", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:74:37", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:74:44", "beta")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:74:50", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:75:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:75:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:75:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:75:44", "beta")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:75:50", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/skip_layer_norm.yaml:74:56",
-        "rules/skip_layer_norm.yaml:74:56");
+        "rules/skip_layer_norm.yaml:75:56",
+        "rules/skip_layer_norm.yaml:75:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
@@ -626,14 +629,14 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:74:9",
-        "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
+        "rules/skip_layer_norm.yaml:75:9",
+        "rules/skip_layer_norm.yaml:62:24 (in skip_ln at rules/skip_layer_norm.yaml:75:20)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:74:9",
-        "rules/skip_layer_norm.yaml:61:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
+        "rules/skip_layer_norm.yaml:75:9",
+        "rules/skip_layer_norm.yaml:62:20 (in skip_ln at rules/skip_layer_norm.yaml:75:20)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -665,7 +668,7 @@ class SkipLayerNormResidualRule : public RewritePattern {
             root,
             61,
             {"ort"},
-            "rules/skip_layer_norm.yaml:64:5",
+            "rules/skip_layer_norm.yaml:65:5",
             {op::kComMicrosoftSkipLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -687,7 +690,7 @@ class SkipLayerNormResidualRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/skip_layer_norm.yaml:76
+// Generated from: rules/skip_layer_norm.yaml:77
 // skip_layer_norm (priority 60): Residual Add (+ bias) + LayerNorm.
 //===----------------------------------------------------------------------===//
 
@@ -695,118 +698,121 @@ class SkipLayerNormResidualRule : public RewritePattern {
 const gen::RuleSpec& specSkipLayerNorm() {
   static const gen::RuleSpec spec = {
     "skip_layer_norm",
-    "rules/skip_layer_norm.yaml:76:5",
+    "rules/skip_layer_norm.yaml:77:5",
     5,  // root expr
     // slots
     {"a", "skip", "bias", "gamma", "beta", "y", "s", "residual.1.ab", "residual.1.as"},
     1,  // attribute captures
-    3,  // shape symbols
+    1,  // shape symbols
     // exprs
     {
       // 0: a
-      {"a", "rules/skip_layer_norm.yaml:80:28", 0},
+      {"a", "rules/skip_layer_norm.yaml:81:28", 0},
       // 1: skip
-      {"skip", "rules/skip_layer_norm.yaml:80:31", 1},
+      {"skip", "rules/skip_layer_norm.yaml:81:31", 1},
       // 2: bias
-      {"bias", "rules/skip_layer_norm.yaml:80:37", 2},
+      {"bias", "rules/skip_layer_norm.yaml:81:37", 2},
       // 3: gamma
-      {"gamma", "rules/skip_layer_norm.yaml:80:43", 3},
+      {"gamma", "rules/skip_layer_norm.yaml:81:43", 3},
       // 4: beta
-      {"beta", "rules/skip_layer_norm.yaml:80:50", 4},
+      {"beta", "rules/skip_layer_norm.yaml:81:50", 4},
       // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) | LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
       {"y",
-       "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       "rules/skip_layer_norm.yaml:39:12 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
        5},
       // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
       {"s",
-       "rules/skip_layer_norm.yaml:28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       "rules/skip_layer_norm.yaml:29:34 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
        6},
       // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/skip_layer_norm.yaml:37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
        gen::kNoSlot, 3,
        {{"axis",
-         "rules/skip_layer_norm.yaml:37:47 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+         "rules/skip_layer_norm.yaml:38:47 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/skip_layer_norm.yaml:80:56", Attr::kCapture, {}, false,
+        {"epsilon", "rules/skip_layer_norm.yaml:81:56", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/skip_layer_norm.yaml:37:69 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+         "rules/skip_layer_norm.yaml:38:69 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/skip_layer_norm.yaml:38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       "rules/skip_layer_norm.yaml:39:14 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/skip_layer_norm.yaml:38:43 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+         "rules/skip_layer_norm.yaml:39:43 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/skip_layer_norm.yaml:80:56", Attr::kCapture, {}, false,
+        {"epsilon", "rules/skip_layer_norm.yaml:81:56", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/skip_layer_norm.yaml:38:65 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+         "rules/skip_layer_norm.yaml:39:65 (in layer_norm_of at rules/skip_layer_norm.yaml:46:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 9: Add(a, bias)
       {"Add",
-       "rules/skip_layer_norm.yaml:26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
        7, 2},
       // 10: Add(a, skip)
       {"Add",
-       "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
        8, 2},
       // 11: Add(residual.1.ab, skip)
       {"Add",
-       "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       "rules/skip_layer_norm.yaml:29:12 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
        gen::kNoSlot, 2},
       // 12: Add(residual.1.as, bias)
       {"Add",
-       "rules/skip_layer_norm.yaml:28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       "rules/skip_layer_norm.yaml:29:36 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
        gen::kNoSlot, 2},
       // 13: Add(a, skip)
       {"Add",
-       "rules/skip_layer_norm.yaml:28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       "rules/skip_layer_norm.yaml:29:59 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kShape,
-      "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
-      "a", 0, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
-      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+    {{Check::kRank,
+      "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
+      "a", 0, {}, {}, "", nullptr, 5, {2, 3}},
      {Check::kNative,
-      "rules/skip_layer_norm.yaml:47:34 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "rules/skip_layer_norm.yaml:48:30 (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
       "a", gen::kNoSlot, {"a", "skip", "gamma"}, {0, 1, 3}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 5},
-     {Check::kShape,
-      "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
-      "skip", 1, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
-      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape,
-      "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
-      "gamma", 3, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
-      {{Dim::kSymbol, 0, 2}}},
-     {Check::kShape,
-      "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
-      "beta", 4, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
-      {{Dim::kSymbol, 0, 2}}},
      {Check::kNative,
-      "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
+      "skip", gen::kNoSlot, {"skip", "a"}, {1, 0}, "same_shape", gen::nativePredicate("same_shape"),
+      5},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
+      "gamma", 3, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol}}},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
+      "gamma", gen::kNoSlot, {"gamma", "a"}, {3, 0}, "last_dim_of",
+      gen::nativePredicate("last_dim_of"), 5},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
+      "beta", 4, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol}}},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:51:28 (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
       "beta", gen::kNoSlot, {"beta", "a"}, {4, 0}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 5},
      {Check::kNative,
-      "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "rules/skip_layer_norm.yaml:52:16 (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
       "bias", gen::kNoSlot, {"bias", "a"}, {2, 0}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 5},
      {Check::kConsumers,
-      "rules/skip_layer_norm.yaml:30:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
       "residual.1.ab", 7, {}, {}, "", nullptr, 6, {}, true, true, 1.0, 1.0},
      {Check::kConsumers,
-      "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
       "residual.1.as", 8, {}, {}, "", nullptr, 6, {}, true, true, 1.0, 1.0},
      {Check::kShape,
-      "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "rules/skip_layer_norm.yaml:33:15 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
       "bias", 2, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
-      {{Dim::kSymbol, 0, 2}}},
+      {{Dim::kSymbol}}},
      {Check::kConstant,
-      "rules/skip_layer_norm.yaml:32:27 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "rules/skip_layer_norm.yaml:33:27 (in residual at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:81:14)",
       "bias", 2, {}, {}, "", nullptr, 6}},
     // rewrite variants
     {{true, "", -1, -1, {{{5, 1}}, {{6, 2}}}}, {true, "", -1, -1, {{{5, 1}}}},
@@ -887,20 +893,20 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:82:9:
+  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:83:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:83:25", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:83:28", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:83:34", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:84:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:84:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:84:34", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/skip_layer_norm.yaml:83:53",
-        "rules/skip_layer_norm.yaml:83:53");
+        "rules/skip_layer_norm.yaml:84:53",
+        "rules/skip_layer_norm.yaml:84:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
@@ -908,8 +914,8 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:82:9",
-        "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:83:17)")) return false;
+        "rules/skip_layer_norm.yaml:83:9",
+        "rules/skip_layer_norm.yaml:60:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -927,21 +933,21 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
   }
 
-  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:82:9:
+  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:83:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, bias, epsilon=attr(eps))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:83:25", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:83:28", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:83:34", "gamma")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:83:47", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:84:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:84:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:84:34", "gamma")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:84:47", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/skip_layer_norm.yaml:83:53",
-        "rules/skip_layer_norm.yaml:83:53");
+        "rules/skip_layer_norm.yaml:84:53",
+        "rules/skip_layer_norm.yaml:84:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
@@ -949,8 +955,8 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:82:9",
-        "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:83:17)")) return false;
+        "rules/skip_layer_norm.yaml:83:9",
+        "rules/skip_layer_norm.yaml:62:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -969,21 +975,21 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
   }
 
-  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:84:9:
+  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:85:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, epsilon=attr(eps))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:84:25", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:84:28", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:84:34", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:84:41", "beta")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:85:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:85:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:85:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:85:41", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/skip_layer_norm.yaml:84:53",
-        "rules/skip_layer_norm.yaml:84:53");
+        "rules/skip_layer_norm.yaml:85:53",
+        "rules/skip_layer_norm.yaml:85:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
@@ -991,8 +997,8 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:84:9",
-        "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)")) return false;
+        "rules/skip_layer_norm.yaml:85:9",
+        "rules/skip_layer_norm.yaml:60:24 (in skip_ln at rules/skip_layer_norm.yaml:85:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1010,22 +1016,22 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
   }
 
-  /// Variant 3, rules/skip_layer_norm.yaml:84:9:
+  /// Variant 3, rules/skip_layer_norm.yaml:85:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:84:25", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:84:28", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:84:34", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:84:41", "beta")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:84:47", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:85:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:85:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:85:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:85:41", "beta")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:85:47", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/skip_layer_norm.yaml:84:53",
-        "rules/skip_layer_norm.yaml:84:53");
+        "rules/skip_layer_norm.yaml:85:53",
+        "rules/skip_layer_norm.yaml:85:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
@@ -1033,8 +1039,8 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/skip_layer_norm.yaml:84:9",
-        "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)")) return false;
+        "rules/skip_layer_norm.yaml:85:9",
+        "rules/skip_layer_norm.yaml:62:24 (in skip_ln at rules/skip_layer_norm.yaml:85:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1063,7 +1069,7 @@ class SkipLayerNormRule : public RewritePattern {
             root,
             60,
             {"ort"},
-            "rules/skip_layer_norm.yaml:76:5",
+            "rules/skip_layer_norm.yaml:77:5",
             {op::kComMicrosoftSkipLayerNormalization}}),
         root_output_(root_output) {}
 
