@@ -116,6 +116,10 @@ ExternalRef externalRef(const TensorProto& tensor) {
   return ref;
 }
 
+std::string joinPath(const std::string& dir, const std::string& rel) {
+  return dir.empty() ? rel : dir + "/" + rel;
+}
+
 ExternalFiles::ExternalFiles() = default;
 ExternalFiles::~ExternalFiles() = default;
 
@@ -145,7 +149,7 @@ TensorBytes readTensor(const TensorProto& tensor, const std::string& base_dir, u
                      " bytes, more than the " + std::to_string(max_bytes) + " allowed");
   if (isExternal(tensor)) {
     ExternalRef ref = externalRef(tensor);
-    const std::string path = base_dir.empty() ? ref.location : base_dir + "/" + ref.location;
+    const std::string path = joinPath(base_dir, ref.location);
     std::unique_ptr<RegularFile> opened;
     const RegularFile* file = files ? files->find(path) : nullptr;
     if (!file) {

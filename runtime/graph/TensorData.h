@@ -40,6 +40,10 @@ struct ExternalRef {
 };
 ExternalRef externalRef(const onnx::TensorProto& tensor);
 
+/// `rel` (an external data location) inside folder `dir`; `rel` itself when `dir` is empty
+/// (the model's folder is the current one).
+std::string joinPath(const std::string& dir, const std::string& rel);
+
 class RegularFile;
 
 /// External data files kept open between reads: rules read many small tensors (biases,

@@ -50,10 +50,6 @@ void walkGraph(onnx::GraphProto& g, const std::function<void(onnx::TensorProto&)
   walkNodes(*g.mutable_node(), fn);
 }
 
-std::string joinPath(const std::string& dir, const std::string& rel) {
-  return dir.empty() ? rel : dir + "/" + rel;
-}
-
 /// References must stay inside the model's folder (as ONNX's checker demands).
 void checkLocationShape(const std::string& location, const std::string& tensor) {
   if (location.empty())

@@ -21,6 +21,8 @@ FUSED_OPS = [
     "FusedGemm", "FusedConv", "RotaryEmbedding", "BiasSoftmax", "BiasAdd",
     "MatMulScale", "GemmFastGelu", "BiasDropout",
 ]
+# The fused ops among them that are whole attention.
+ATTENTION_OPS = ("Attention", "MultiHeadAttention", "GroupQueryAttention")
 TARGET_RATIO_INTERP = 3.0       # compiled at least 3x faster than interpreted
 TARGET_REWRITE_OF_PARSE = 10.0  # rewrite core under 10 % of protobuf parse time
 TARGET_ORT_SPEEDUP = 5.0        # file to fused file at least 5x faster than ONNX Runtime
@@ -81,9 +83,9 @@ def fused_surplus(before, ours, theirs):
                    if op.split("::")[1] in FUSED_OPS and gained(theirs, op) > gained(ours, op))
     listed = ", ".join(f"{op.split('::')[1]} {gained(theirs, op)} against {gained(ours, op)}"
                        for op in types)
-    attention = ("Attention", "MultiHeadAttention", "GroupQueryAttention")
-    ours_attention = sum(gained(ours, op) for op in ours if op.split("::")[1] in attention)
-    theirs_attention = sum(gained(theirs, op) for op in theirs if op.split("::")[1] in attention)
+    ours_attention = sum(gained(ours, op) for op in ours if op.split("::")[1] in ATTENTION_OPS)
+    theirs_attention = sum(gained(theirs, op) for op in theirs
+                           if op.split("::")[1] in ATTENTION_OPS)
     if ours_attention > theirs_attention and all(op.endswith("::FusedMatMul") for op in types):
         return (f"{listed}, the per-head score products that onnx-rewrite's {ours_attention}"
                 f" attention node(s) compute inside (ONNX Runtime fuses each head's MatMul"
@@ -429,10 +431,8 @@ def main():
                 f"| {fmt_s(nosi['median_cpu'])}, {fused_ops(cin['ops'], cnosi['ops']):,} "
                 f"| {fmt_s(theirs['median_cpu'] + theirs['load_cpu'])} |")
         add("")
-        attention = ("Attention", "MultiHeadAttention", "GroupQueryAttention")
-
         def attention_nodes(ops):
-            return sum(n for op, n in ops.items() if op.split("::")[1] in attention)
+            return sum(n for op, n in ops.items() if op.split("::")[1] in ATTENTION_OPS)
 
         ours_only = [o["name"] for o in ort
                      if attention_nodes(o["counts"][1]["ops"]) > attention_nodes(o["counts"][2]["ops"])]
