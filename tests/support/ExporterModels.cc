@@ -375,10 +375,14 @@ class ModelWriter {
     return y;
   }
 
-  /// view(batch, seq, heads, head_dim) then permute.
-  std::string splitHeads(const std::string& x, int heads, const Ints& perm) {
+  /// view(batch, seq, heads, head_dim), the RMSNorm `norm` of each head with `qk_norm`
+  /// (Qwen3's q_norm / k_norm), then permute.
+  std::string splitHeads(const std::string& x, int heads, const Ints& perm,
+                         const std::string& norm = "") {
     std::string shape = concat({dim(x, 0), dim(x, 1), b_.ints({heads}), b_.ints({s_.head_dim})});
-    return transpose(b_.node("Reshape", {x, shape}), perm);
+    std::string r = b_.node("Reshape", {x, shape});
+    if (s_.qk_norm && !norm.empty()) r = rmsNorm(r, norm, false, s_.head_dim);
+    return transpose(r, perm);
   }
 
   /// transpose(1, 2) then reshape(batch, seq, heads * head_dim).
@@ -409,15 +413,17 @@ class ModelWriter {
     return b_.returned(y);
   }
 
-  /// LlamaRMSNorm: weight * (x.float() * rsqrt(mean(x^2) + eps)).to(dtype). TorchScript
+  /// LlamaRMSNorm: weight * (x.float() * rsqrt(mean(x^2) + eps)).to(dtype), over the last
+  /// dim, of `size` (0: hidden; Qwen3's q_norm and k_norm: head_dim). TorchScript
   /// keeps both Casts and writes rsqrt as Div(1, Sqrt); dynamo drops the no-op casts and
   /// writes rsqrt as Reciprocal(Sqrt) (torchlib's aten_rsqrt, whose result an unoptimized
   /// export reads through an Identity). T5LayerNorm (`t5`) casts only the input of the
   /// variance, x.to(float32).pow(2).mean(-1, keepdim=True), and multiplies x itself:
   /// weight * (x * rsqrt(variance + eps)), no cast back for float32 weights.
-  std::string rmsNorm(const std::string& x, const std::string& name, bool t5 = false) {
+  std::string rmsNorm(const std::string& x, const std::string& name, bool t5 = false,
+                      int size = 0) {
     b_.setScope(child(name));
-    std::string w = b_.param("weight", {s_.hidden}, 0.2f, 1.0f);
+    std::string w = b_.param("weight", {size ? size : s_.hidden}, 0.2f, 1.0f);
     std::string xf = ts_ ? b_.node("Cast", {x}, {attrInt("to", 1)}) : x;
     std::string var = reduceMean(b_.node("Pow", {xf, b_.scalar(2.0f)}));
     std::string sd = b_.node("Sqrt", {b_.node("Add", {var, b_.scalar(1e-6f)})});
@@ -811,8 +817,9 @@ class ModelWriter {
   std::string ropeSelfAttention(const std::string& n, bool bias, bool per_layer,
                                 std::pair<std::string, std::string>& tables) {
     const int h = s_.hidden, qd = s_.heads * s_.head_dim, kvd = s_.kv_heads * s_.head_dim;
-    std::string q = splitHeads(linear(n, h, qd, bias, "q_proj"), s_.heads, {0, 2, 1, 3});
-    std::string k = splitHeads(linear(n, h, kvd, bias, "k_proj"), s_.kv_heads, {0, 2, 1, 3});
+    std::string q = splitHeads(linear(n, h, qd, bias, "q_proj"), s_.heads, {0, 2, 1, 3}, "q_norm");
+    std::string k =
+        splitHeads(linear(n, h, kvd, bias, "k_proj"), s_.kv_heads, {0, 2, 1, 3}, "k_norm");
     std::string v = splitHeads(linear(n, h, kvd, bias, "v_proj"), s_.kv_heads, {0, 2, 1, 3});
     if (per_layer) tables = ropeTables();
     std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
@@ -1443,6 +1450,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument(
         "the to_4d mask is built for gpt2, llama and phi, without a cache or with past");
   if (s.presents && s.past) throw std::invalid_argument("presents is the first step, without past");
+  if (s.qk_norm && s.family != ModelFamily::kLlama)
+    throw std::invalid_argument("qk_norm is Qwen3's, built on llama");
   return s;
 }
 
@@ -1593,6 +1602,7 @@ ExpectedFusions expectedFusions(const ExporterModelSpec& spec) {
     case ModelFamily::kLlama:
       // gelu: SwiGLU's SiLU, as QuickGelu(alpha 1).
       e.simplified_norm = 1, e.skip_simplified = 2 * l, e.rotary = 2 * l, e.gelu = l;
+      if (s.qk_norm) e.simplified_norm += 2 * l;  // every layer's q_norm and k_norm
       break;
     case ModelFamily::kPhi:  // one LN per layer (shared by attention and MLP) + final
       e.layer_norm = 1, e.skip_layer_norm = l, e.rotary = 2 * l, e.gelu = l;

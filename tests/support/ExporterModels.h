@@ -18,7 +18,8 @@
 //          LayerNorm; position ids sliced from the registered position_ids buffer)
 //   gpt2   pre-LN decoder, Conv1D as Reshape/Gemm/Reshape, gelu_new (tanh, Pow 3),
 //          causal mask as Where on a slice of the tril buffer (or an Add)
-//   llama  RMSNorm, rotate_half RoPE, grouped KV heads (repeat_kv), SwiGLU MLP
+//   llama  RMSNorm, rotate_half RoPE, grouped KV heads (repeat_kv), SwiGLU MLP; with
+//          `qk_norm`, Qwen3's per-head RMSNorm of Q and K
 //   phi    LayerNorm, partial rotary (first rotary_dim dims), parallel attention
 //          and MLP, gelu_new
 //   heads  the GPT of Karpathy's "Let's build GPT" (gpt.py): pre-LN, attention as one
@@ -184,6 +185,10 @@ struct ExporterModelSpec {
   /// graph, and return last_hidden_state and the presents under the If's output names. Feed
   /// the no_past branch (use_cache_branch false) past = 0 and total = seq.
   bool merged = false;
+  /// llama: Qwen3's (and Gemma3's) normalized Q and K: each head of Q and K goes through its
+  /// own RMSNorm (q_norm, k_norm, weight [head_dim]) between the head split and the transpose,
+  /// q_norm(q_proj(x).view(B, S, -1, head_dim)).transpose(1, 2), before RoPE.
+  bool qk_norm = false;
   uint64_t seed = 1;
 };
 

@@ -28,7 +28,7 @@ const char* kUsage =
     "         [--causal-mask where|add|sdpa|bool|to4d] [--rope-cache gather|computed]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask] [--mask-sliced-by-keys]\n"
-    "         [--presents] [--merged] [--attention eager|sdpa]\n"
+    "         [--presents] [--merged] [--qk-norm] [--attention eager|sdpa]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
 
@@ -104,6 +104,8 @@ int main(int argc, char** argv) {
         spec.presents = true;
       } else if (a == "--merged") {
         spec.merged = true;
+      } else if (a == "--qk-norm") {
+        spec.qk_norm = true;
       } else if (a == "--attention") {
         const std::string v = value();
         if (v != "eager" && v != "sdpa") throw std::invalid_argument("--attention: eager|sdpa");

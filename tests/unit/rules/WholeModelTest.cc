@@ -318,6 +318,26 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.presents = true; }));
   cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_presents",
                            [](ExporterModelSpec& s) { s.presents = true; }));
+  // Qwen3's normalized Q and K (q_norm, k_norm: an RMSNorm per head between the head split
+  // and the transpose): the norms fuse on the [B, S, N, H] heads and stay; the attention
+  // takes the normalized heads merged back. GroupQueryAttention without and with a cache,
+  // MultiHeadAttention for a head size its kernel does not take and for a step of symbolic
+  // length, ONNX's Attention from opset 23.
+  const auto qwen3 = [](ExporterModelSpec& s) { s.qk_norm = true; };
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_qk_norm", qwen3));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm", qwen3));
+  cases.push_back(
+      makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm_sdpa_causal",
+               [](ExporterModelSpec& s) { s.qk_norm = true, s.causal_mask = CausalMask::kSdpa; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_qk_norm_head_dim6",
+                           [](ExporterModelSpec& s) { s.qk_norm = true, s.head_dim = 6; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_qk_norm_past",
+                           [](ExporterModelSpec& s) { s.qk_norm = true, s.past = true; }));
+  cases.push_back(
+      makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm_past_one_token",
+               [](ExporterModelSpec& s) { s.qk_norm = true, s.past = true, s.one_token = true; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm_opset23",
+                           [](ExporterModelSpec& s) { s.qk_norm = true, s.opset = 23; }));
   return cases;
 }
 
