@@ -71,35 +71,35 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// cos_cache
-  /// (rules/rotary.yaml: rotary_embedding 131:48, rotary_embedding_interleaved 205:30,
-  /// rotary_embedding_interleaved_bsnh 221:30)
+  /// (rules/rotary.yaml: rotary_embedding 131:48, rotary_embedding_interleaved 215:30,
+  /// rotary_embedding_interleaved_bsnh 231:30)
   bool matchCosCache(ValueId v, gen::Next k) {
     if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
     return bind(Ids::kCosCache, v) && k();
   }
 
   /// pos
-  /// (rules/rotary.yaml: rotary_embedding 131:60, rotary_embedding_computed 171:77,
-  /// rotary_embedding_interleaved 205:41, rotary_embedding_interleaved_bsnh 221:41,
-  /// rotary_embedding_partial 42:45 (in rotary_op at rules/rotary.yaml:248:26),
-  /// rotary_embedding_partial_bsnh 42:45 (in rotary_op at rules/rotary.yaml:270:27))
+  /// (rules/rotary.yaml: rotary_embedding 131:60, rotary_embedding_computed 175:77,
+  /// rotary_embedding_interleaved 215:41, rotary_embedding_interleaved_bsnh 231:41,
+  /// rotary_embedding_partial 42:45 (in rotary_op at rules/rotary.yaml:258:26),
+  /// rotary_embedding_partial_bsnh 42:45 (in rotary_op at rules/rotary.yaml:280:27))
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// sin_cache
-  /// (rules/rotary.yaml: rotary_embedding 132:48, rotary_embedding_interleaved 206:30,
-  /// rotary_embedding_interleaved_bsnh 222:30)
+  /// (rules/rotary.yaml: rotary_embedding 132:48, rotary_embedding_interleaved 216:30,
+  /// rotary_embedding_interleaved_bsnh 232:30)
   bool matchSinCache(ValueId v, gen::Next k) {
     if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
     return bind(Ids::kSinCache, v) && k();
   }
 
   /// x
-  /// (rules/rotary.yaml: rotary_embedding 135:21, rotary_embedding_computed 178:21,
-  /// rotary_embedding_interleaved 207:21, rotary_embedding_interleaved_bsnh 223:21,
-  /// rotary_embedding_partial 245:38, rotary_embedding_partial_bsnh 269:38)
+  /// (rules/rotary.yaml: rotary_embedding 135:21, rotary_embedding_computed 182:21,
+  /// rotary_embedding_interleaved 217:21, rotary_embedding_interleaved_bsnh 233:21,
+  /// rotary_embedding_partial 255:38, rotary_embedding_partial_bsnh 279:38)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -107,8 +107,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding 107:26 (in cache_rows at rules/rotary.yaml:131:37),
-  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:207:34),
-  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:223:34))
+  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:217:34),
+  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:233:34))
   bool matchConstant20(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
     return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
@@ -116,7 +116,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding 108:49 (in cache_rows at rules/rotary.yaml:131:37),
-  /// rotary_embedding_computed 50:49 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 50:49 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchConstant32(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant32)) return same(Ids::kConstant32, v) && k();
     return bind(Ids::kConstant32, v) && constant(Ids::kConstant32, v) && k();
@@ -124,7 +124,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding 107:66 (in cache_rows at rules/rotary.yaml:132:37),
-  /// rotary_embedding_computed 51:49 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 51:49 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchConstant40(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant40)) return same(Ids::kConstant40, v) && k();
     return bind(Ids::kConstant40, v) && constant(Ids::kConstant40, v) && k();
@@ -132,7 +132,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.i1
   /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1I1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I1)) return same(Ids::kRotateHalf1I1, v) && k();
     return bind(Ids::kRotateHalf1I1, v) && k();
@@ -140,7 +140,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.c1
   /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1C1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C1)) return same(Ids::kRotateHalf1C1, v) && k();
     return bind(Ids::kRotateHalf1C1, v) && k();
@@ -148,7 +148,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.i2
   /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1I2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I2)) return same(Ids::kRotateHalf1I2, v) && k();
     return bind(Ids::kRotateHalf1I2, v) && k();
@@ -156,7 +156,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.c2
   /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1C2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C2)) return same(Ids::kRotateHalf1C2, v) && k();
     return bind(Ids::kRotateHalf1C2, v) && k();
@@ -164,7 +164,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.a1
   /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A1)) return same(Ids::kRotateHalf1A1, v) && k();
     return bind(Ids::kRotateHalf1A1, v) && k();
@@ -172,7 +172,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.e2
   /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1E2)) return same(Ids::kRotateHalf1E2, v) && k();
     return bind(Ids::kRotateHalf1E2, v) && k();
@@ -180,7 +180,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.a2
   /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A2)) return same(Ids::kRotateHalf1A2, v) && k();
     return bind(Ids::kRotateHalf1A2, v) && k();
@@ -188,7 +188,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.p1 = Split(x, axis=-1)
   /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1P1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P1)) return same(Ids::kRotateHalf1P1, v) && k();
     if (!bind(Ids::kRotateHalf1P1, v)) return false;
@@ -199,22 +199,22 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.p2
   /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:178:34))
+  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1P2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P2)) return same(Ids::kRotateHalf1P2, v) && k();
     return bind(Ids::kRotateHalf1P2, v) && k();
   }
 
   /// _
-  /// (rules/rotary.yaml: rotary_embedding_computed 171:47, rotary_embedding_partial_bsnh 271:31)
+  /// (rules/rotary.yaml: rotary_embedding_computed 175:47, rotary_embedding_partial_bsnh 281:31)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
   /// Gather(cos_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:23, rotary_embedding_interleaved_bsnh
-  /// 221:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 215:23, rotary_embedding_interleaved_bsnh
+  /// 231:23)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(Ids::kGather2)) return same(Ids::kGather2, v) && k();
     if (!bind(Ids::kGather2, v)) return false;
@@ -224,8 +224,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:13, rotary_embedding_interleaved_bsnh
-  /// 221:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 215:13, rotary_embedding_interleaved_bsnh
+  /// 231:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
     if (!bind(Ids::kCos, v)) return false;
@@ -235,8 +235,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(sin_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 206:23, rotary_embedding_interleaved_bsnh
-  /// 222:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 216:23, rotary_embedding_interleaved_bsnh
+  /// 232:23)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(Ids::kGather5)) return same(Ids::kGather5, v) && k();
     if (!bind(Ids::kGather5, v)) return false;
@@ -246,8 +246,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 206:13, rotary_embedding_interleaved_bsnh
-  /// 222:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 216:13, rotary_embedding_interleaved_bsnh
+  /// 232:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
     if (!bind(Ids::kSin, v)) return false;
@@ -257,8 +257,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(x, cos)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 207:17, rotary_embedding_interleaved_bsnh
-  /// 223:17)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 217:17, rotary_embedding_interleaved_bsnh
+  /// 233:17)
   bool matchMul8(ValueId v, gen::Next k) {
     if (seen(Ids::kMul8)) return same(Ids::kMul8, v) && k();
     if (!bind(Ids::kMul8, v)) return false;
@@ -274,8 +274,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.rot = Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1Rot(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Rot)) return same(Ids::kRotatePairs1Rot, v) && k();
     if (!bind(Ids::kRotatePairs1Rot, v)) return false;
@@ -285,8 +285,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(rotate_pairs.1.rot, sin)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 207:30, rotary_embedding_interleaved_bsnh
-  /// 223:30)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 217:30, rotary_embedding_interleaved_bsnh
+  /// 233:30)
   bool matchMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMul10)) return same(Ids::kMul10, v) && k();
     if (!bind(Ids::kMul10, v)) return false;
@@ -301,8 +301,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 207:13, rotary_embedding_interleaved_bsnh
-  /// 223:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 217:13, rotary_embedding_interleaved_bsnh
+  /// 233:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -318,8 +318,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchConstant12(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
     return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
@@ -327,8 +327,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1E1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E1)) return same(Ids::kRotatePairs1E1, v) && k();
     return bind(Ids::kRotatePairs1E1, v) && k();
@@ -336,8 +336,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A1)) return same(Ids::kRotatePairs1A1, v) && k();
     return bind(Ids::kRotatePairs1A1, v) && k();
@@ -345,8 +345,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchConstant15(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
     return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
@@ -354,8 +354,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x1 = Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1X1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X1)) return same(Ids::kRotatePairs1X1, v) && k();
     if (!bind(Ids::kRotatePairs1X1, v)) return false;
@@ -374,8 +374,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchConstant17(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant17)) return same(Ids::kConstant17, v) && k();
     return bind(Ids::kConstant17, v) && constant(Ids::kConstant17, v) && k();
@@ -383,8 +383,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E2)) return same(Ids::kRotatePairs1E2, v) && k();
     return bind(Ids::kRotatePairs1E2, v) && k();
@@ -392,8 +392,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A2)) return same(Ids::kRotatePairs1A2, v) && k();
     return bind(Ids::kRotatePairs1A2, v) && k();
@@ -401,8 +401,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x2 = Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1X2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X2)) return same(Ids::kRotatePairs1X2, v) && k();
     if (!bind(Ids::kRotatePairs1X2, v)) return false;
@@ -421,8 +421,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Neg(rotate_pairs.1.x2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
     if (!bind(Ids::kNeg, v)) return false;
@@ -433,8 +433,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchUnsqueeze23(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze23)) return same(Ids::kUnsqueeze23, v) && k();
     if (!bind(Ids::kUnsqueeze23, v)) return false;
@@ -445,8 +445,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchUnsqueeze24(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze24)) return same(Ids::kUnsqueeze24, v) && k();
     if (!bind(Ids::kUnsqueeze24, v)) return false;
@@ -458,8 +458,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.st = Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]),
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1St(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1St)) return same(Ids::kRotatePairs1St, v) && k();
     if (!bind(Ids::kRotatePairs1St, v)) return false;
@@ -470,8 +470,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchShape26(ValueId v, gen::Next k) {
     if (seen(Ids::kShape26)) return same(Ids::kShape26, v) && k();
     if (!bind(Ids::kShape26, v)) return false;
@@ -482,8 +482,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(Ids::kSlice)) return same(Ids::kSlice, v) && k();
     if (!bind(Ids::kSlice, v)) return false;
@@ -494,8 +494,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchConstant28(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
     return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
@@ -503,8 +503,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchConcat29(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat29)) return same(Ids::kConcat29, v) && k();
     if (!bind(Ids::kConcat29, v)) return false;
@@ -515,8 +515,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st, start=0, end=3)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchShape30(ValueId v, gen::Next k) {
     if (seen(Ids::kShape30)) return same(Ids::kShape30, v) && k();
     if (!bind(Ids::kShape30, v)) return false;
@@ -527,8 +527,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchConstant31(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant31)) return same(Ids::kConstant31, v) && k();
     return bind(Ids::kConstant31, v) && constant(Ids::kConstant31, v) && k();
@@ -536,8 +536,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchConcat32(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat32)) return same(Ids::kConcat32, v) && k();
     if (!bind(Ids::kConcat32, v)) return false;
@@ -548,8 +548,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1Fc(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fc)) return same(Ids::kRotatePairs1Fc, v) && k();
     return bind(Ids::kRotatePairs1Fc, v) && k();
@@ -558,8 +558,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:207:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:223:34))
+  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
+  /// rules/rotary.yaml:233:34))
   bool matchRotatePairs1Fs(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fs)) return same(Ids::kRotatePairs1Fs, v) && k();
     if (!bind(Ids::kRotatePairs1Fs, v)) return false;
@@ -575,8 +575,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_partial 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:269:23))
+  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
+  /// rules/rotary.yaml:279:23))
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
     return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
@@ -584,8 +584,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d
   /// (rules/rotary.yaml: rotary_embedding_partial 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:269:23))
+  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
+  /// rules/rotary.yaml:279:23))
   bool matchD(ValueId v, gen::Next k) {
     if (seen(Ids::kD)) return same(Ids::kD, v) && k();
     return bind(Ids::kD, v) && k();
@@ -593,8 +593,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a1
   /// (rules/rotary.yaml: rotary_embedding_partial 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:269:23))
+  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
+  /// rules/rotary.yaml:279:23))
   bool matchFirstAndRest1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A1)) return same(Ids::kFirstAndRest1A1, v) && k();
     return bind(Ids::kFirstAndRest1A1, v) && k();
@@ -602,8 +602,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:269:23))
+  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
+  /// rules/rotary.yaml:279:23))
   bool matchD2(ValueId v, gen::Next k) {
     if (seen(Ids::kD2)) return same(Ids::kD2, v) && k();
     return bind(Ids::kD2, v) && k();
@@ -611,8 +611,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.e2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:269:23))
+  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
+  /// rules/rotary.yaml:279:23))
   bool matchFirstAndRest1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1E2)) return same(Ids::kFirstAndRest1E2, v) && k();
     return bind(Ids::kFirstAndRest1E2, v) && k();
@@ -620,8 +620,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:245:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:269:23))
+  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
+  /// rules/rotary.yaml:279:23))
   bool matchFirstAndRest1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A2)) return same(Ids::kFirstAndRest1A2, v) && k();
     return bind(Ids::kFirstAndRest1A2, v) && k();
@@ -2160,7 +2160,7 @@ class RotaryEmbeddingRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:167
+// Generated from: rules/rotary.yaml:171
 // rotary_embedding_computed (priority 95): HF rotate-half RoPE with cos/sin computed from inv_freq and position_ids; needs --max-positions.
 //===----------------------------------------------------------------------===//
 
@@ -2168,222 +2168,225 @@ class RotaryEmbeddingRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingComputed() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_computed",
-    "rules/rotary.yaml:167:5",
+    "rules/rotary.yaml:171:5",
     28,  // root expr
     // slots
-    {"inv_freq", "pos", "fr", "emb", "one_c", "ct", "one_s", "st", "cos", "sin", "x",
-     "rotate_half.1.rot", "y", "rotate_half.1.i1", "rotate_half.1.c1", "rotate_half.1.h1",
-     "rotate_half.1.i2", "rotate_half.1.c2", "rotate_half.1.h2", "rotate_half.1.a1",
-     "rotate_half.1.s1", "rotate_half.1.e2", "rotate_half.1.a2", "rotate_half.1.s2",
-     "rotate_half.1.p1", "rotate_half.1.p2", "rotate_half.1.x1", "rotate_half.1.x2"},
+    {"inv_freq", "pos", "fr", "emb", "fc", "ct", "fs", "st", "cos", "sin", "x", "rotate_half.1.rot",
+     "y", "rotate_half.1.i1", "rotate_half.1.c1", "rotate_half.1.h1", "rotate_half.1.i2",
+     "rotate_half.1.c2", "rotate_half.1.h2", "rotate_half.1.a1", "rotate_half.1.s1",
+     "rotate_half.1.e2", "rotate_half.1.a2", "rotate_half.1.s2", "rotate_half.1.p1",
+     "rotate_half.1.p2", "rotate_half.1.x1", "rotate_half.1.x2"},
     0,  // attribute captures
     4,  // shape symbols
     // exprs
     {
       // 0: inv_freq
-      {"inv_freq", "rules/rotary.yaml:171:37", 0},
+      {"inv_freq", "rules/rotary.yaml:175:37", 0},
       // 1: _
-      {"_", "rules/rotary.yaml:171:47"},
+      {"_", "rules/rotary.yaml:175:47"},
       // 2: Expand(inv_freq, _)
-      {"Expand", "rules/rotary.yaml:171:30", gen::kNoSlot, 2},
+      {"Expand", "rules/rotary.yaml:175:30", gen::kNoSlot, 2},
       // 3: Expand(inv_freq, _) | inv_freq
-      {"alternatives", "rules/rotary.yaml:171:50"},
+      {"alternatives", "rules/rotary.yaml:175:50"},
       // 4: pos
-      {"pos", "rules/rotary.yaml:171:77", 1},
+      {"pos", "rules/rotary.yaml:175:77", 1},
       // 5: Unsqueeze(pos, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:171:67", gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:171:82", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:175:67", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:175:82", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 6: Cast(Unsqueeze(pos, axes=[1]), to=1)
-      {"Cast", "rules/rotary.yaml:171:62", gen::kNoSlot, 1,
-       {{"to", "rules/rotary.yaml:171:86", Attr::kEquals, {gen::intLiteral(1)}}}},
+      {"Cast", "rules/rotary.yaml:175:62", gen::kNoSlot, 1,
+       {{"to", "rules/rotary.yaml:175:86", Attr::kEquals, {gen::intLiteral(1)}}}},
       // 7: MatMul((Expand(inv_freq, _) | inv_freq), Cast(Unsqueeze(pos, axes=[1]), to=1))
-      {"MatMul", "rules/rotary.yaml:171:23", gen::kNoSlot, 2},
+      {"MatMul", "rules/rotary.yaml:175:23", gen::kNoSlot, 2},
       // 8: Transpose(MatMul((Expand(...) | inv_freq), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      {"Transpose", "rules/rotary.yaml:171:13", 2, 1,
-       {{"perm", "rules/rotary.yaml:172:23", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/rotary.yaml:175:13", 2, 1,
+       {{"perm", "rules/rotary.yaml:176:23", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 9: Concat(fr, fr, axis=-1)
-      {"Concat", "rules/rotary.yaml:173:13", 3, 2,
-       {{"axis", "rules/rotary.yaml:173:28", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:177:13", 3, 2,
+       {{"axis", "rules/rotary.yaml:177:28", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 10: Cos(emb)
-      {"Cos", "rules/rotary.yaml:174:23", gen::kNoSlot, 1},
-      // 11: one_c
-      {"one_c", "rules/rotary.yaml:174:33", 4},
-      // 12: Mul(Cos(emb), one_c)
-      {"Mul", "rules/rotary.yaml:174:19", gen::kNoSlot, 2},
+      {"Cos", "rules/rotary.yaml:178:23", gen::kNoSlot, 1},
+      // 11: fc
+      {"fc", "rules/rotary.yaml:178:33", 4},
+      // 12: Mul(Cos(emb), fc)
+      {"Mul", "rules/rotary.yaml:178:19", gen::kNoSlot, 2},
       // 13: Cos(emb)
-      {"Cos", "rules/rotary.yaml:174:42", gen::kNoSlot, 1},
-      // 14: Mul(Cos(emb), one_c) | Cos(emb)
-      {"alternatives", "rules/rotary.yaml:174:40"},
-      // 15: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
-      {"Cast", "rules/rotary.yaml:174:13", 5, 1,
-       {{"to", "rules/rotary.yaml:174:52", Attr::kOneOf,
+      {"Cos", "rules/rotary.yaml:178:47", gen::kNoSlot, 1},
+      // 14: Mul(Cos(emb), fc) | Cos(emb)
+      {"alternatives", "rules/rotary.yaml:178:45"},
+      // 15: Cast?((Mul(Cos(...), fc) | Cos(emb)), to=1)
+      {"Cast", "rules/rotary.yaml:178:13", 5, 1,
+       {{"to", "rules/rotary.yaml:178:57", Attr::kOneOf,
          {gen::intLiteral(1), gen::intLiteral(10)}}}},
       // 16: Sin(emb)
-      {"Sin", "rules/rotary.yaml:175:23", gen::kNoSlot, 1},
-      // 17: one_s
-      {"one_s", "rules/rotary.yaml:175:33", 6},
-      // 18: Mul(Sin(emb), one_s)
-      {"Mul", "rules/rotary.yaml:175:19", gen::kNoSlot, 2},
+      {"Sin", "rules/rotary.yaml:179:23", gen::kNoSlot, 1},
+      // 17: fs
+      {"fs", "rules/rotary.yaml:179:33", 6},
+      // 18: Mul(Sin(emb), fs)
+      {"Mul", "rules/rotary.yaml:179:19", gen::kNoSlot, 2},
       // 19: Sin(emb)
-      {"Sin", "rules/rotary.yaml:175:42", gen::kNoSlot, 1},
-      // 20: Mul(Sin(emb), one_s) | Sin(emb)
-      {"alternatives", "rules/rotary.yaml:175:40"},
-      // 21: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
-      {"Cast", "rules/rotary.yaml:175:13", 7, 1,
-       {{"to", "rules/rotary.yaml:175:52", Attr::kOneOf,
+      {"Sin", "rules/rotary.yaml:179:47", gen::kNoSlot, 1},
+      // 20: Mul(Sin(emb), fs) | Sin(emb)
+      {"alternatives", "rules/rotary.yaml:179:45"},
+      // 21: Cast?((Mul(Sin(...), fs) | Sin(emb)), to=1)
+      {"Cast", "rules/rotary.yaml:179:13", 7, 1,
+       {{"to", "rules/rotary.yaml:179:57", Attr::kOneOf,
          {gen::intLiteral(1), gen::intLiteral(10)}}}},
       // 22: Unsqueeze(ct, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:176:13", 8, 1,
-       {{"axes", "rules/rotary.yaml:176:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:180:13", 8, 1,
+       {{"axes", "rules/rotary.yaml:180:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 23: Unsqueeze(st, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:177:13", 9, 1,
-       {{"axes", "rules/rotary.yaml:177:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:181:13", 9, 1,
+       {{"axes", "rules/rotary.yaml:181:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 24: x
-      {"x", "rules/rotary.yaml:178:21", 10},
+      {"x", "rules/rotary.yaml:182:21", 10},
       // 25: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:178:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:182:17", gen::kNoSlot, 2},
       // 26: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
-      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:178:34)", 11, 2,
-       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:182:34)", 11, 2,
+       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:182:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 27: Mul(rotate_half.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:178:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:182:30", gen::kNoSlot, 2},
       // 28: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      {"Add", "rules/rotary.yaml:178:13", 12, 2},
+      {"Add", "rules/rotary.yaml:182:13", 12, 2},
       // 29: Shape(x)
-      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:182:34)",
        gen::kNoSlot, 1},
       // 30: rotate_half.1.i1
-      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:182:34)",
        13},
       // 31: Gather(Shape(x), rotate_half.1.i1)
-      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:182:34)",
        gen::kNoSlot, 2},
       // 32: 2
-      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:182:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 33: Div(Gather(Shape(x), rotate_half.1.i1), 2)
-      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:178:34)", gen::kNoSlot,
+      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:182:34)", gen::kNoSlot,
        2},
       // 34: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:182:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:178:34)",
+       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:182:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 35: rotate_half.1.c1
-      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:182:34)",
        14},
       // 36: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:182:34)",
        15},
       // 37: Shape(x)
-      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:182:34)",
        gen::kNoSlot, 1},
       // 38: rotate_half.1.i2
-      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:182:34)",
        16},
       // 39: Gather(Shape(x), rotate_half.1.i2)
-      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:182:34)",
        gen::kNoSlot, 2},
       // 40: 2
-      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:182:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 41: Div(Gather(Shape(x), rotate_half.1.i2), 2)
-      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:178:34)", gen::kNoSlot,
+      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:182:34)", gen::kNoSlot,
        2},
       // 42: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:182:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:178:34)",
+       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:182:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 43: rotate_half.1.c2
-      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:182:34)",
        17},
       // 44: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:182:34)",
        18},
       // 45: 0
-      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:182:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 46: rotate_half.1.a1
-      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:182:34)",
        19},
       // 47: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
-      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:178:34)", 20, 4},
+      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:182:34)", 20, 4},
       // 48: rotate_half.1.e2
-      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:182:34)",
        21},
       // 49: rotate_half.1.a2
-      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:182:34)",
        22},
       // 50: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:178:34)", 23, 4},
+      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:182:34)", 23, 4},
       // 51: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:178:34)", 24, 1,
-       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:182:34)", 24, 1,
+       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:182:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 25, "rotate_half.1.p2"}}},
       // 52: rotate_half.1.p2
-      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:182:34)",
        25},
       // 53: rotate_half.1.s1 | rotate_half.1.p1
-      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:182:34)",
        26, 0, {}, {}, 1e-06, 0, {}, false, {}, {54}},
       // 54: rotate_half.1.s2 | rotate_half.1.p2
-      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:178:34)",
+      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:182:34)",
        27, 0, {}, {}, 1e-06, 0, {}, false, {}, {53}},
       // 55: Neg(rotate_half.1.x2)
-      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:178:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:182:34)", gen::kNoSlot,
        1},
     },
     // constraints
-    {{Check::kNative, "rules/rotary.yaml:180:19", "pos", gen::kNoSlot, {"pos"}, {1},
+    {{Check::kNative, "rules/rotary.yaml:184:19", "pos", gen::kNoSlot, {"pos"}, {1},
       "max_positions_known", gen::nativePredicate("max_positions_known")},
-     {Check::kShape, "rules/rotary.yaml:180:55", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:184:55", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:180:70", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:184:70", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kShape, "rules/rotary.yaml:181:19", "x", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:185:19", "x", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:182:19", "inv_freq", gen::kNoSlot, {"inv_freq", "x"},
+     {Check::kNative, "rules/rotary.yaml:186:19", "inv_freq", gen::kNoSlot, {"inv_freq", "x"},
       {0, 10}, "rotary_inv_freq", gen::nativePredicate("rotary_inv_freq")},
-     {Check::kConstantEquals, "rules/rotary.yaml:183:19", "one_c", 4, {}, {}, "", nullptr,
-      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0)},
-     {Check::kConstantEquals, "rules/rotary.yaml:184:19", "one_s", 6, {}, {}, "", nullptr,
-      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0)},
-     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kScalar, "rules/rotary.yaml:187:19", "fc", 4},
+     {Check::kElemType, "rules/rotary.yaml:187:33", "fc", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kScalar, "rules/rotary.yaml:188:19", "fs", 6},
+     {Check::kElemType, "rules/rotary.yaml:188:33", "fs", 6, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {14, 10}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 11},
-     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {17, 10}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 11},
-     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {13, 10}, "last_axis",
       gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {16, 10}, "last_axis",
       gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {19, 10}, "last_axis",
       gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {22, 10}, "last_axis",
       gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {21, 10}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 11},
-     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {20}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 11},
-     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {23}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 11},
-     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:178:34)",
+     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:182:34)",
       "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {24, 10}, "split_halves",
       gen::nativePredicate("split_halves"), 11}},
     // rewrite variants
-    {{true, "", 23}, {}},
+    {{true, "", 23, -1, {{{14, 0}, {20, 0}}}}, {true, "", -1, -1, {{{14, 0}, {20, 0}}}},
+     {true, "", 23}, {}},
   };
   return spec;
 }
@@ -2402,13 +2405,13 @@ struct RotaryEmbeddingComputedIds {
     kFr = 8,
     kEmb = 9,
     kCos10 = 10,
-    kOneC = 11,
+    kFc = 11,
     kMul12 = 12,
     kCos13 = 13,
     kAnyOf14 = 14,
     kCt = 15,
     kSin16 = 16,
-    kOneS = 17,
+    kFs = 17,
     kMul18 = 18,
     kSin19 = 19,
     kAnyOf20 = 20,
@@ -2472,6 +2475,10 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         return rewrite0();
       case 1:
         return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
     }
     return false;
   }
@@ -2482,9 +2489,9 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     kSlotPos = 1,
     kSlotFr = 2,
     kSlotEmb = 3,
-    kSlotOneC = 4,
+    kSlotFc = 4,
     kSlotCt = 5,
-    kSlotOneS = 6,
+    kSlotFs = 6,
     kSlotSt = 7,
     kSlotCos = 8,
     kSlotSin = 9,
@@ -2515,13 +2522,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   // matchRotateHalf1I2, matchConstant40, matchRotateHalf1C2, matchRotateHalf1A1,
   // matchRotateHalf1E2, matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
 
-  /// inv_freq  (rules/rotary.yaml:171:37)
+  /// inv_freq  (rules/rotary.yaml:175:37)
   bool matchInvFreq(ValueId v, gen::Next k) {
     if (seen(kInvFreq)) return same(kInvFreq, v) && k();
     return bind(kInvFreq, v) && k();
   }
 
-  /// Expand(inv_freq, _)  (rules/rotary.yaml:171:30)
+  /// Expand(inv_freq, _)  (rules/rotary.yaml:175:30)
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
@@ -2530,7 +2537,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchInvFreq(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// Expand(inv_freq, _) | inv_freq  (rules/rotary.yaml:171:50)
+  /// Expand(inv_freq, _) | inv_freq  (rules/rotary.yaml:175:50)
   bool matchAnyOf3(ValueId v, gen::Next k) {
     if (seen(kAnyOf3)) return same(kAnyOf3, v) && k();
     if (!bind(kAnyOf3, v)) return false;
@@ -2542,7 +2549,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:171:67)
+  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:175:67)
   bool matchUnsqueeze5(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze5)) return same(kUnsqueeze5, v) && k();
     if (!bind(kUnsqueeze5, v)) return false;
@@ -2551,7 +2558,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchPos(input(n, 0), k);
   }
 
-  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:171:62)
+  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:175:62)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -2561,7 +2568,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// MatMul((Expand(inv_freq, _) | inv_freq), Cast(Unsqueeze(pos, axes=[1]), to=1)) 
-  /// (rules/rotary.yaml:171:23)
+  /// (rules/rotary.yaml:175:23)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -2571,7 +2578,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// fr = Transpose(MatMul((Expand(...) | inv_freq), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1]) 
-  /// (rules/rotary.yaml:171:13)
+  /// (rules/rotary.yaml:175:13)
   bool matchFr(ValueId v, gen::Next k) {
     if (seen(kFr)) return same(kFr, v) && k();
     if (!bind(kFr, v)) return false;
@@ -2580,7 +2587,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchMatMul(input(n, 0), k);
   }
 
-  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:173:13)
+  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:177:13)
   bool matchEmb(ValueId v, gen::Next k) {
     if (seen(kEmb)) return same(kEmb, v) && k();
     if (!bind(kEmb, v)) return false;
@@ -2589,7 +2596,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:174:23)
+  /// Cos(emb)  (rules/rotary.yaml:178:23)
   bool matchCos10(ValueId v, gen::Next k) {
     if (seen(kCos10)) return same(kCos10, v) && k();
     if (!bind(kCos10, v)) return false;
@@ -2598,13 +2605,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// one_c  (rules/rotary.yaml:174:33)
-  bool matchOneC(ValueId v, gen::Next k) {
-    if (seen(kOneC)) return same(kOneC, v) && k();
-    return bind(kOneC, v) && k();
+  /// fc  (rules/rotary.yaml:178:33)
+  bool matchFc(ValueId v, gen::Next k) {
+    if (seen(kFc)) return same(kFc, v) && k();
+    return bind(kFc, v) && k();
   }
 
-  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:174:19)
+  /// Mul(Cos(emb), fc)  (rules/rotary.yaml:178:19)
   bool matchMul12(ValueId v, gen::Next k) {
     if (seen(kMul12)) return same(kMul12, v) && k();
     if (!bind(kMul12, v)) return false;
@@ -2612,13 +2619,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kMul12, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchCos10(in0, [&] { return matchOneC(in1, k); })) return true;
+    if (matchCos10(in0, [&] { return matchFc(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchCos10(in1, [&] { return matchOneC(in0, k); });
+    return matchCos10(in1, [&] { return matchFc(in0, k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:174:42)
+  /// Cos(emb)  (rules/rotary.yaml:178:47)
   bool matchCos13(ValueId v, gen::Next k) {
     if (seen(kCos13)) return same(kCos13, v) && k();
     if (!bind(kCos13, v)) return false;
@@ -2627,19 +2634,19 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:174:40)
+  /// Mul(Cos(emb), fc) | Cos(emb)  (rules/rotary.yaml:178:45)
   bool matchAnyOf14(ValueId v, gen::Next k) {
     if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
     if (!bind(kAnyOf14, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf14, 0) && matchMul12(v, k)) return true;
+    if (choose(kAnyOf14, 0) && matchMul12(v, k)) return true;  // @scaled
     undo(m);
     if (choose(kAnyOf14, 1) && matchCos13(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:174:13)
+  /// ct = Cast?((Mul(Cos(...), fc) | Cos(emb)), to=1)  (rules/rotary.yaml:178:13)
   bool matchCt(ValueId v, gen::Next k) {
     if (seen(kCt)) return same(kCt, v) && k();
     if (!bind(kCt, v)) return false;
@@ -2655,7 +2662,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchAnyOf14(v, k);
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:175:23)
+  /// Sin(emb)  (rules/rotary.yaml:179:23)
   bool matchSin16(ValueId v, gen::Next k) {
     if (seen(kSin16)) return same(kSin16, v) && k();
     if (!bind(kSin16, v)) return false;
@@ -2664,13 +2671,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// one_s  (rules/rotary.yaml:175:33)
-  bool matchOneS(ValueId v, gen::Next k) {
-    if (seen(kOneS)) return same(kOneS, v) && k();
-    return bind(kOneS, v) && k();
+  /// fs  (rules/rotary.yaml:179:33)
+  bool matchFs(ValueId v, gen::Next k) {
+    if (seen(kFs)) return same(kFs, v) && k();
+    return bind(kFs, v) && k();
   }
 
-  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:175:19)
+  /// Mul(Sin(emb), fs)  (rules/rotary.yaml:179:19)
   bool matchMul18(ValueId v, gen::Next k) {
     if (seen(kMul18)) return same(kMul18, v) && k();
     if (!bind(kMul18, v)) return false;
@@ -2678,13 +2685,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kMul18, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchSin16(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (matchSin16(in0, [&] { return matchFs(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchSin16(in1, [&] { return matchOneS(in0, k); });
+    return matchSin16(in1, [&] { return matchFs(in0, k); });
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:175:42)
+  /// Sin(emb)  (rules/rotary.yaml:179:47)
   bool matchSin19(ValueId v, gen::Next k) {
     if (seen(kSin19)) return same(kSin19, v) && k();
     if (!bind(kSin19, v)) return false;
@@ -2693,19 +2700,19 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:175:40)
+  /// Mul(Sin(emb), fs) | Sin(emb)  (rules/rotary.yaml:179:45)
   bool matchAnyOf20(ValueId v, gen::Next k) {
     if (seen(kAnyOf20)) return same(kAnyOf20, v) && k();
     if (!bind(kAnyOf20, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf20, 0) && matchMul18(v, k)) return true;
+    if (choose(kAnyOf20, 0) && matchMul18(v, k)) return true;  // @scaled
     undo(m);
     if (choose(kAnyOf20, 1) && matchSin19(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:175:13)
+  /// st = Cast?((Mul(Sin(...), fs) | Sin(emb)), to=1)  (rules/rotary.yaml:179:13)
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(kSt)) return same(kSt, v) && k();
     if (!bind(kSt, v)) return false;
@@ -2721,7 +2728,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchAnyOf20(v, k);
   }
 
-  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:176:13)
+  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:180:13)
   bool matchCos22(ValueId v, gen::Next k) {
     if (seen(kCos22)) return same(kCos22, v) && k();
     if (!bind(kCos22, v)) return false;
@@ -2730,7 +2737,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchCt(input(n, 0), k);
   }
 
-  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:177:13)
+  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:181:13)
   bool matchSin23(ValueId v, gen::Next k) {
     if (seen(kSin23)) return same(kSin23, v) && k();
     if (!bind(kSin23, v)) return false;
@@ -2739,7 +2746,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchSt(input(n, 0), k);
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:178:17)
+  /// Mul(x, cos)  (rules/rotary.yaml:182:17)
   bool matchMul25(ValueId v, gen::Next k) {
     if (seen(kMul25)) return same(kMul25, v) && k();
     if (!bind(kMul25, v)) return false;
@@ -2754,7 +2761,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
-  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:178:34))
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -2763,7 +2770,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:178:30)
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:182:30)
   bool matchMul27(ValueId v, gen::Next k) {
     if (seen(kMul27)) return same(kMul27, v) && k();
     if (!bind(kMul27, v)) return false;
@@ -2777,7 +2784,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchRotateHalf1Rot(in1, [&] { return matchSin23(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:178:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:182:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2791,7 +2798,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchMul25(in1, [&] { return matchMul27(in0, k); });
   }
 
-  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:178:34))
+  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchShape29(ValueId v, gen::Next k) {
     if (seen(kShape29)) return same(kShape29, v) && k();
     if (!bind(kShape29, v)) return false;
@@ -2801,7 +2808,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
-  /// rules/rotary.yaml:178:34))
+  /// rules/rotary.yaml:182:34))
   bool matchGather31(ValueId v, gen::Next k) {
     if (seen(kGather31)) return same(kGather31, v) && k();
     if (!bind(kGather31, v)) return false;
@@ -2811,7 +2818,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
-  /// rules/rotary.yaml:178:34))
+  /// rules/rotary.yaml:182:34))
   bool matchDiv33(ValueId v, gen::Next k) {
     if (seen(kDiv33)) return same(kDiv33, v) && k();
     if (!bind(kDiv33, v)) return false;
@@ -2821,7 +2828,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
-  /// (in rotate_half at rules/rotary.yaml:178:34))
+  /// (in rotate_half at rules/rotary.yaml:182:34))
   bool matchUnsqueeze34(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze34)) return same(kUnsqueeze34, v) && k();
     if (!bind(kUnsqueeze34, v)) return false;
@@ -2831,7 +2838,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1 
-  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:178:34))
+  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
     if (!bind(kRotateHalf1H1, v)) return false;
@@ -2843,7 +2850,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:178:34))
+  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(kShape37)) return same(kShape37, v) && k();
     if (!bind(kShape37, v)) return false;
@@ -2853,7 +2860,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
-  /// rules/rotary.yaml:178:34))
+  /// rules/rotary.yaml:182:34))
   bool matchGather39(ValueId v, gen::Next k) {
     if (seen(kGather39)) return same(kGather39, v) && k();
     if (!bind(kGather39, v)) return false;
@@ -2863,7 +2870,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
-  /// rules/rotary.yaml:178:34))
+  /// rules/rotary.yaml:182:34))
   bool matchDiv41(ValueId v, gen::Next k) {
     if (seen(kDiv41)) return same(kDiv41, v) && k();
     if (!bind(kDiv41, v)) return false;
@@ -2873,7 +2880,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
-  /// (in rotate_half at rules/rotary.yaml:178:34))
+  /// (in rotate_half at rules/rotary.yaml:182:34))
   bool matchUnsqueeze42(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze42)) return same(kUnsqueeze42, v) && k();
     if (!bind(kUnsqueeze42, v)) return false;
@@ -2883,7 +2890,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2 
-  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:178:34))
+  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
     if (!bind(kRotateHalf1H2, v)) return false;
@@ -2895,14 +2902,14 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:178:34))
+  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchConstant45(ValueId v, gen::Next k) {
     if (seen(kConstant45)) return same(kConstant45, v) && k();
     return bind(kConstant45, v) && constant(kConstant45, v) && k();
   }
 
   /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)  (rules/rotary.yaml:52:13
-  /// (in rotate_half at rules/rotary.yaml:178:34))
+  /// (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1S1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S1)) return same(kRotateHalf1S1, v) && k();
     if (!bind(kRotateHalf1S1, v)) return false;
@@ -2918,7 +2925,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2) 
-  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:178:34))
+  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
     if (!bind(kRotateHalf1S2, v)) return false;
@@ -2934,7 +2941,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:178:34))
+  /// rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1X1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X1)) return same(kRotateHalf1X1, v) && k();
     if (!bind(kRotateHalf1X1, v)) return false;
@@ -2947,7 +2954,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:178:34))
+  /// rotate_half at rules/rotary.yaml:182:34))
   bool matchRotateHalf1X2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X2)) return same(kRotateHalf1X2, v) && k();
     if (!bind(kRotateHalf1X2, v)) return false;
@@ -2959,7 +2966,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:178:34))
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:182:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -2970,32 +2977,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:186:5:
+  /// Variant 0 (when opset in [23, -] @scaled), rules/rotary.yaml:191:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_scaled_cos_from_freq), tensor(helper, rotary_scaled_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:185:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:185:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:185:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:185:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:187:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:189:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:189:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:189:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:189:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:193:22", "x")) return false;
     std::optional<onnx::TensorProto> t6 = helperTensor(
-        gen::tensorHelper("rotary_cos_from_freq"),
-        {kSlotInvFreq, kSlotCt},
-        {"inv_freq", "ct"},
-        "rules/rotary.yaml:187:26");
+        gen::tensorHelper("rotary_scaled_cos_from_freq"),
+        {kSlotInvFreq, kSlotCt, kSlotFc},
+        {"inv_freq", "ct", "fc"},
+        "rules/rotary.yaml:193:30");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
-        gen::tensorHelper("rotary_sin_from_freq"),
-        {kSlotInvFreq, kSlotSt},
-        {"inv_freq", "st"},
-        "rules/rotary.yaml:188:18");
+        gen::tensorHelper("rotary_scaled_sin_from_freq"),
+        {kSlotInvFreq, kSlotSt, kSlotFs},
+        {"inv_freq", "st", "fs"},
+        "rules/rotary.yaml:194:22");
     if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:187:21", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:193:25", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 = attrHelper(
@@ -3003,8 +3010,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:189:18",
-        "rules/rotary.yaml:189:18");
+        "rules/rotary.yaml:195:22",
+        "rules/rotary.yaml:195:22");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
@@ -3012,32 +3019,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:185:11")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:189:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:185:11")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:189:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:185:11")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:189:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:185:11")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:189:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:187:11)")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:193:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3059,31 +3066,31 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:186:5:
+  /// Variant 1 (when @scaled), rules/rotary.yaml:191:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_scaled_cos_from_freq), tensor(helper, rotary_scaled_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:185:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:185:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:185:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:185:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:187:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:187:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:189:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:189:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:189:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:189:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:193:22", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:193:25", "pos")) return false;
     std::optional<onnx::TensorProto> t6 = helperTensor(
-        gen::tensorHelper("rotary_cos_from_freq"),
-        {kSlotInvFreq, kSlotCt},
-        {"inv_freq", "ct"},
-        "rules/rotary.yaml:187:26");
+        gen::tensorHelper("rotary_scaled_cos_from_freq"),
+        {kSlotInvFreq, kSlotCt, kSlotFc},
+        {"inv_freq", "ct", "fc"},
+        "rules/rotary.yaml:193:30");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
-        gen::tensorHelper("rotary_sin_from_freq"),
-        {kSlotInvFreq, kSlotSt},
-        {"inv_freq", "st"},
-        "rules/rotary.yaml:188:18");
+        gen::tensorHelper("rotary_scaled_sin_from_freq"),
+        {kSlotInvFreq, kSlotSt, kSlotFs},
+        {"inv_freq", "st", "fs"},
+        "rules/rotary.yaml:194:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
@@ -3092,8 +3099,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:189:18",
-        "rules/rotary.yaml:189:18");
+        "rules/rotary.yaml:195:22",
+        "rules/rotary.yaml:195:22");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
@@ -3101,32 +3108,210 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:185:11")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:189:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:185:11")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:189:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:185:11")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:189:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:185:11")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:189:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:186:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:187:11)")) return false;
+        "rules/rotary.yaml:191:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:193:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v5 = slot(kSlotPos);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftRotaryEmbedding;
+    spec8.inputs = {v4, v5, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
+  }
+
+  /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:196:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:189:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:189:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:189:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:189:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:197:22", "x")) return false;
+    std::optional<onnx::TensorProto> t6 = helperTensor(
+        gen::tensorHelper("rotary_cos_from_freq"),
+        {kSlotInvFreq, kSlotCt},
+        {"inv_freq", "ct"},
+        "rules/rotary.yaml:197:30");
+    if (!t6) return false;
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("rotary_sin_from_freq"),
+        {kSlotInvFreq, kSlotSt},
+        {"inv_freq", "st"},
+        "rules/rotary.yaml:198:22");
+    if (!t7) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:197:25", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:199:22",
+        "rules/rotary.yaml:199:22");
+    if (!a8_1) return false;
+    attrs8.push_back(std::move(*a8_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:189:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:189:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:189:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:189:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:197:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    const ValueId v5 = slot(kSlotPos);
+    NodeSpec spec8;
+    spec8.op = op::kRotaryEmbedding;
+    spec8.inputs = {v4, v6, v7, v5};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
+  }
+
+  /// Variant 3, rules/rotary.yaml:196:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:189:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:189:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:189:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:189:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:197:22", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:197:25", "pos")) return false;
+    std::optional<onnx::TensorProto> t6 = helperTensor(
+        gen::tensorHelper("rotary_cos_from_freq"),
+        {kSlotInvFreq, kSlotCt},
+        {"inv_freq", "ct"},
+        "rules/rotary.yaml:197:30");
+    if (!t6) return false;
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("rotary_sin_from_freq"),
+        {kSlotInvFreq, kSlotSt},
+        {"inv_freq", "st"},
+        "rules/rotary.yaml:198:22");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:199:22",
+        "rules/rotary.yaml:199:22");
+    if (!a8_1) return false;
+    attrs8.push_back(std::move(*a8_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:189:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:189:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:189:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:189:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:196:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:197:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3158,7 +3343,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:167:5",
+            "rules/rotary.yaml:171:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -3180,7 +3365,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:201
+// Generated from: rules/rotary.yaml:211
 // rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H] with repeat_interleave'd caches.
 //===----------------------------------------------------------------------===//
 
@@ -3188,7 +3373,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved",
-    "rules/rotary.yaml:201:5",
+    "rules/rotary.yaml:211:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -3200,157 +3385,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:205:30", 0},
+      {"cos_cache", "rules/rotary.yaml:215:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:205:41", 1},
+      {"pos", "rules/rotary.yaml:215:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:205:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:205:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:215:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:215:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:205:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:205:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:215:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:215:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:206:30", 3},
+      {"sin_cache", "rules/rotary.yaml:216:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:206:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:206:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:216:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:216:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:206:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:206:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:216:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:216:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:207:21", 5},
+      {"x", "rules/rotary.yaml:217:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:207:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:217:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:207:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:217:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:207:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:217:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:207:13", 7, 2},
+      {"Add", "rules/rotary.yaml:217:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:217:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:217:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:207:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:217:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:217:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:217:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:207:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:217:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:207:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:217:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:207:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:207:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:207:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:217:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:207:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:207:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:207:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:207:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:207:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:207:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:217:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:207:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:217:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:217:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:207:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:217:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:209:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:219:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:210:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:220:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/rotary.yaml:210:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:220:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:207:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:217:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:207:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:217:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:207:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:217:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:207:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:217:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:207:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:217:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:207:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:217:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:207:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:217:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:207:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:217:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:207:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:217:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -3460,28 +3645,28 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:212:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:222:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:211:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:211:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:213:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:221:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:221:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:223:18", "x")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:213:26");
+        "rules/rotary.yaml:223:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:214:18");
+        "rules/rotary.yaml:224:18");
     if (!t5) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:213:21", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:223:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 = attrHelper(
@@ -3489,8 +3674,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:215:18",
-        "rules/rotary.yaml:215:18");
+        "rules/rotary.yaml:225:18",
+        "rules/rotary.yaml:225:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -3498,20 +3683,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:212:5",
-        "rules/rotary.yaml:211:11")) return false;
+        "rules/rotary.yaml:222:5",
+        "rules/rotary.yaml:221:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:212:5",
-        "rules/rotary.yaml:211:11")) return false;
+        "rules/rotary.yaml:222:5",
+        "rules/rotary.yaml:221:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:212:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:213:11)")) return false;
+        "rules/rotary.yaml:222:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:223:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3531,27 +3716,27 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1, rules/rotary.yaml:212:5:
+  /// Variant 1, rules/rotary.yaml:222:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:211:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:211:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:213:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:213:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:221:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:221:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:223:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:223:21", "pos")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:213:26");
+        "rules/rotary.yaml:223:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:214:18");
+        "rules/rotary.yaml:224:18");
     if (!t5) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
@@ -3560,8 +3745,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:215:18",
-        "rules/rotary.yaml:215:18");
+        "rules/rotary.yaml:225:18",
+        "rules/rotary.yaml:225:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -3569,20 +3754,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:212:5",
-        "rules/rotary.yaml:211:11")) return false;
+        "rules/rotary.yaml:222:5",
+        "rules/rotary.yaml:221:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:212:5",
-        "rules/rotary.yaml:211:11")) return false;
+        "rules/rotary.yaml:222:5",
+        "rules/rotary.yaml:221:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:212:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:213:11)")) return false;
+        "rules/rotary.yaml:222:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:223:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3612,7 +3797,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:201:5",
+            "rules/rotary.yaml:211:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -3634,7 +3819,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:217
+// Generated from: rules/rotary.yaml:227
 // rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads (before the permute), as 3-D RotaryEmbedding.
 //===----------------------------------------------------------------------===//
 
@@ -3642,7 +3827,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved_bsnh",
-    "rules/rotary.yaml:217:5",
+    "rules/rotary.yaml:227:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -3654,157 +3839,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:221:30", 0},
+      {"cos_cache", "rules/rotary.yaml:231:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:221:41", 1},
+      {"pos", "rules/rotary.yaml:231:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:221:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:221:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:231:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:231:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:221:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:221:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:231:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:231:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:222:30", 3},
+      {"sin_cache", "rules/rotary.yaml:232:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:222:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:222:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:232:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:232:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:222:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:222:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:232:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:232:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:223:21", 5},
+      {"x", "rules/rotary.yaml:233:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:223:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:233:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:223:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:233:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:223:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:233:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:223:13", 7, 2},
+      {"Add", "rules/rotary.yaml:233:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:233:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:233:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:223:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:233:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:233:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:233:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:223:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:233:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:223:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:233:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:223:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:223:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:223:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:233:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:223:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:223:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:223:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:223:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:223:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:223:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:233:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:223:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:233:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:233:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:223:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:233:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:225:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:235:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:226:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:236:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:226:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:236:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:223:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:233:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:223:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:233:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:223:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:233:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:223:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:233:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:223:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:233:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:223:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:233:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:223:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:233:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:223:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:233:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:223:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:233:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -3914,15 +4099,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:228:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:238:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:227:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:227:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:229:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:237:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:237:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:239:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
@@ -3930,15 +4115,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:230:18");
+        "rules/rotary.yaml:240:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:231:18");
+        "rules/rotary.yaml:241:18");
     if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:229:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:239:57", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 = attrHelper(
@@ -3946,15 +4131,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:232:18",
-        "rules/rotary.yaml:232:18");
+        "rules/rotary.yaml:242:18",
+        "rules/rotary.yaml:242:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:233:22");
+        "rules/rotary.yaml:243:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -3962,20 +4147,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:228:5",
-        "rules/rotary.yaml:227:11")) return false;
+        "rules/rotary.yaml:238:5",
+        "rules/rotary.yaml:237:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:228:5",
-        "rules/rotary.yaml:227:11")) return false;
+        "rules/rotary.yaml:238:5",
+        "rules/rotary.yaml:237:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:228:5",
-        "rules/rotary.yaml:233:11")) return false;
+        "rules/rotary.yaml:238:5",
+        "rules/rotary.yaml:243:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4011,30 +4196,30 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 
-  /// Variant 1, rules/rotary.yaml:228:5:
+  /// Variant 1, rules/rotary.yaml:238:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:227:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:227:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:229:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:237:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:237:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:239:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:229:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:239:57", "pos")) return false;
     std::optional<onnx::TensorProto> t6 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:230:18");
+        "rules/rotary.yaml:240:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:231:18");
+        "rules/rotary.yaml:241:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
@@ -4043,15 +4228,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:232:18",
-        "rules/rotary.yaml:232:18");
+        "rules/rotary.yaml:242:18",
+        "rules/rotary.yaml:242:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:233:22");
+        "rules/rotary.yaml:243:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -4059,20 +4244,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:228:5",
-        "rules/rotary.yaml:227:11")) return false;
+        "rules/rotary.yaml:238:5",
+        "rules/rotary.yaml:237:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:228:5",
-        "rules/rotary.yaml:227:11")) return false;
+        "rules/rotary.yaml:238:5",
+        "rules/rotary.yaml:237:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:228:5",
-        "rules/rotary.yaml:233:11")) return false;
+        "rules/rotary.yaml:238:5",
+        "rules/rotary.yaml:243:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4118,7 +4303,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:217:5",
+            "rules/rotary.yaml:227:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -4140,7 +4325,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:241
+// Generated from: rules/rotary.yaml:251
 // rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the rest (Phi).
 //===----------------------------------------------------------------------===//
 
@@ -4148,7 +4333,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartial() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial",
-    "rules/rotary.yaml:241:5",
+    "rules/rotary.yaml:251:5",
     7,  // root expr
     // slots
     {"x", "s1", "p1", "p2", "xr", "xp", "r", "y", "d", "first_and_rest.1.a1", "d2",
@@ -4158,97 +4343,97 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:245:38", 0},
+      {"x", "rules/rotary.yaml:255:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:245:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:255:23)", 1, 4},
       // 2: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:246:16", 2, 1,
-       {{"axis", "rules/rotary.yaml:246:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"Split", "rules/rotary.yaml:256:16", 2, 1,
+       {{"axis", "rules/rotary.yaml:256:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 3, "p2"}}},
       // 3: p2
-      {"p2", "rules/rotary.yaml:247:32", 3},
+      {"p2", "rules/rotary.yaml:257:32", 3},
       // 4: s1 | p1
-      {"xr", "rules/rotary.yaml:247:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
+      {"xr", "rules/rotary.yaml:257:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
       // 5: s2 | p2
-      {"xp", "rules/rotary.yaml:247:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
+      {"xp", "rules/rotary.yaml:257:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
       // 6: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:248:26)", 6},
+      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:258:26)", 6},
       // 7: Concat(r, xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:249:12", 7, 2,
-       {{"axis", "rules/rotary.yaml:249:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:259:12", 7, 2,
+       {{"axis", "rules/rotary.yaml:259:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:245:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:255:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:245:23)", 8},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:255:23)", 8},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:245:23)", 9},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:255:23)", 9},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:245:23)", 10},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:255:23)", 10},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:245:23)", 11},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:255:23)", 11},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:245:23)", 12},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:255:23)", 12},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:245:23)", 13, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:255:23)", 13, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:248:26)", 14},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:258:26)", 14},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:248:26)", 15},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:258:26)", 15},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:248:26)", 16},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:258:26)", 16},
       // 18: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:248:26)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:248:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:258:26)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:258:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:248:26)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:258:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:248:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:258:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:248:26)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:258:26)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:248:26)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:258:26)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:248:26)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:258:26)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:248:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:258:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:248:26)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:258:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:248:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:258:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:251:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:261:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:252:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
+     {Check::kNative, "rules/rotary.yaml:262:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:253:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
+     {Check::kNative, "rules/rotary.yaml:263:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:254:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
+     {Check::kNative, "rules/rotary.yaml:264:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
       {2, 15, 0}, "rotary_split", gen::nativePredicate("rotary_split")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:245:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:255:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {11, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:245:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:255:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:245:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:255:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {12, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:245:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:255:23)",
       "s1", gen::kNoSlot, {"s1"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:245:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:255:23)",
       "s2", gen::kNoSlot, {"s2"}, {13}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -4337,7 +4522,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   // matchFirstAndRest1A2, matchPos.
 
   /// s1 = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:245:23))
+  /// rules/rotary.yaml:255:23))
   bool matchS1(ValueId v, gen::Next k) {
     if (seen(kS1)) return same(kS1, v) && k();
     if (!bind(kS1, v)) return false;
@@ -4352,7 +4537,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:246:16)
+  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:256:16)
   bool matchP1(ValueId v, gen::Next k) {
     if (seen(kP1)) return same(kP1, v) && k();
     if (!bind(kP1, v)) return false;
@@ -4361,13 +4546,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return matchX(input(n, 0), k);
   }
 
-  /// p2  (rules/rotary.yaml:247:32)
+  /// p2  (rules/rotary.yaml:257:32)
   bool matchP2(ValueId v, gen::Next k) {
     if (seen(kP2)) return same(kP2, v) && k();
     return bind(kP2, v) && k();
   }
 
-  /// xr = s1 | p1  (rules/rotary.yaml:247:25)
+  /// xr = s1 | p1  (rules/rotary.yaml:257:25)
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -4379,7 +4564,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// xp = s2 | p2  (rules/rotary.yaml:247:25)
+  /// xp = s2 | p2  (rules/rotary.yaml:257:25)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -4394,7 +4579,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:248:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:258:26))
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -4406,7 +4591,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:249:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:259:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4416,7 +4601,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// s2 = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:245:23))
+  /// first_and_rest at rules/rotary.yaml:255:23))
   bool matchS2(ValueId v, gen::Next k) {
     if (seen(kS2)) return same(kS2, v) && k();
     if (!bind(kS2, v)) return false;
@@ -4431,13 +4616,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:248:26))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:258:26))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:248:26))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:258:26))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -4445,7 +4630,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) 
-  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:248:26))
+  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:258:26))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -4461,7 +4646,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:248:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:258:26))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -4478,29 +4663,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:255:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:265:5:
   ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:256:18", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:256:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:256:31", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:256:21", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:266:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:266:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:266:31", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:266:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:256:36",
-        "rules/rotary.yaml:256:36");
+        "rules/rotary.yaml:266:36",
+        "rules/rotary.yaml:266:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:256:58",
-        "rules/rotary.yaml:256:58");
+        "rules/rotary.yaml:266:58",
+        "rules/rotary.yaml:266:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -4508,8 +4693,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:257:18",
-        "rules/rotary.yaml:257:18");
+        "rules/rotary.yaml:267:18",
+        "rules/rotary.yaml:267:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -4517,8 +4702,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:255:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:256:11)")) return false;
+        "rules/rotary.yaml:265:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:266:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4536,29 +4721,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:255:5:
+  /// Variant 1, rules/rotary.yaml:265:5:
   ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:256:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:256:21", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:256:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:256:31", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:266:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:266:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:266:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:266:31", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:256:36",
-        "rules/rotary.yaml:256:36");
+        "rules/rotary.yaml:266:36",
+        "rules/rotary.yaml:266:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:256:58",
-        "rules/rotary.yaml:256:58");
+        "rules/rotary.yaml:266:58",
+        "rules/rotary.yaml:266:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -4566,8 +4751,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:257:18",
-        "rules/rotary.yaml:257:18");
+        "rules/rotary.yaml:267:18",
+        "rules/rotary.yaml:267:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -4575,8 +4760,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:255:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:256:11)")) return false;
+        "rules/rotary.yaml:265:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:266:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4604,7 +4789,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:241:5",
+            "rules/rotary.yaml:251:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -4626,7 +4811,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:265
+// Generated from: rules/rotary.yaml:275
 // rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the rotated part as 3-D RotaryEmbedding, Concat the rest.
 //===----------------------------------------------------------------------===//
 
@@ -4634,7 +4819,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial_bsnh",
-    "rules/rotary.yaml:265:5",
+    "rules/rotary.yaml:275:5",
     7,  // root expr
     // slots
     {"x", "xr", "f3", "r3", "y", "d", "first_and_rest.1.a1", "d2", "first_and_rest.1.e2",
@@ -4644,98 +4829,98 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:269:38", 0},
+      {"x", "rules/rotary.yaml:279:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:269:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:279:23)", 1, 4},
       // 2: f3
-      {"f3", "rules/rotary.yaml:270:49", 2},
+      {"f3", "rules/rotary.yaml:280:49", 2},
       // 3: Reshape(xr, f3, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:270:37", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:270:53", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:280:37", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:280:53", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 4: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:270:27)", 3},
+      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:280:27)", 3},
       // 5: _
-      {"_", "rules/rotary.yaml:271:31"},
+      {"_", "rules/rotary.yaml:281:31"},
       // 6: Reshape(r3, _, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:271:19", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:271:34", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:281:19", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:281:34", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:271:12", 4, 2,
-       {{"axis", "rules/rotary.yaml:271:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:281:12", 4, 2,
+       {{"axis", "rules/rotary.yaml:281:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:269:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:279:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:269:23)", 5},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:279:23)", 5},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:269:23)", 6},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:279:23)", 6},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:269:23)", 7},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:279:23)", 7},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:269:23)", 8},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:279:23)", 8},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:269:23)", 9},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:279:23)", 9},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:269:23)", 10, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:279:23)", 10, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:270:27)", 11},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:280:27)", 11},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:270:27)", 12},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:280:27)", 12},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:270:27)", 13},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:280:27)", 13},
       // 18: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:270:27)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:270:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:280:27)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:280:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:270:27)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:280:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:270:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:280:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:270:27)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:280:27)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:270:27)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:280:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:270:27)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:280:27)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:270:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:280:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:270:27)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:280:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:270:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:280:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:273:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:283:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kConstantEquals, "rules/rotary.yaml:274:13", "f3", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/rotary.yaml:284:13", "f3", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intsLiteral({0, 0, -1})},
-     {Check::kNative, "rules/rotary.yaml:275:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
+     {Check::kNative, "rules/rotary.yaml:285:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:276:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
+     {Check::kNative, "rules/rotary.yaml:286:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:269:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:279:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {8, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:269:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:279:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {6, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:269:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:279:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:269:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:279:23)",
       "xr", gen::kNoSlot, {"xr"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:269:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:279:23)",
       "xp", gen::kNoSlot, {"xp"}, {10}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -4821,7 +5006,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   // matchFirstAndRest1A2, matchPos.
 
   /// xr = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:269:23))
+  /// rules/rotary.yaml:279:23))
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -4836,13 +5021,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// f3  (rules/rotary.yaml:270:49)
+  /// f3  (rules/rotary.yaml:280:49)
   bool matchF3(ValueId v, gen::Next k) {
     if (seen(kF3)) return same(kF3, v) && k();
     return bind(kF3, v) && k();
   }
 
-  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:270:37)
+  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:280:37)
   bool matchReshape3(ValueId v, gen::Next k) {
     if (seen(kReshape3)) return same(kReshape3, v) && k();
     if (!bind(kReshape3, v)) return false;
@@ -4855,7 +5040,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
   /// is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n)) 
-  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:270:27))
+  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:280:27))
   bool matchR3(ValueId v, gen::Next k) {
     if (seen(kR3)) return same(kR3, v) && k();
     if (!bind(kR3, v)) return false;
@@ -4867,7 +5052,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return false;
   }
 
-  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:271:19)
+  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:281:19)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -4876,7 +5061,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:271:12)
+  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:281:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4886,7 +5071,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// xp = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:269:23))
+  /// first_and_rest at rules/rotary.yaml:279:23))
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -4901,13 +5086,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:270:27))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:280:27))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:270:27))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:280:27))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -4915,7 +5100,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
-  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:270:27))
+  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:280:27))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -4932,7 +5117,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at
-  /// rules/rotary.yaml:270:27))
+  /// rules/rotary.yaml:280:27))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -4949,32 +5134,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:277:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:287:5:
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:278:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:288:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:278:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:278:68", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:278:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:288:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:288:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:58", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:278:73",
-        "rules/rotary.yaml:278:73");
+        "rules/rotary.yaml:288:73",
+        "rules/rotary.yaml:288:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:279:19",
-        "rules/rotary.yaml:279:19");
+        "rules/rotary.yaml:289:19",
+        "rules/rotary.yaml:289:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -4982,15 +5167,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:279:38",
-        "rules/rotary.yaml:279:38");
+        "rules/rotary.yaml:289:38",
+        "rules/rotary.yaml:289:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:280:23");
+        "rules/rotary.yaml:290:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -4998,8 +5183,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:277:5",
-        "rules/rotary.yaml:280:11")) return false;
+        "rules/rotary.yaml:287:5",
+        "rules/rotary.yaml:290:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5033,32 +5218,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:277:5:
+  /// Variant 1, rules/rotary.yaml:287:5:
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:278:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:288:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:278:58", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:278:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:278:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:288:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:288:68", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:278:73",
-        "rules/rotary.yaml:278:73");
+        "rules/rotary.yaml:288:73",
+        "rules/rotary.yaml:288:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:279:19",
-        "rules/rotary.yaml:279:19");
+        "rules/rotary.yaml:289:19",
+        "rules/rotary.yaml:289:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -5066,15 +5251,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:279:38",
-        "rules/rotary.yaml:279:38");
+        "rules/rotary.yaml:289:38",
+        "rules/rotary.yaml:289:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:280:23");
+        "rules/rotary.yaml:290:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -5082,8 +5267,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:277:5",
-        "rules/rotary.yaml:280:11")) return false;
+        "rules/rotary.yaml:287:5",
+        "rules/rotary.yaml:290:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5127,7 +5312,7 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:265:5",
+            "rules/rotary.yaml:275:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 

@@ -328,18 +328,25 @@ int32_t tableType(const Graph& g, ValueId t) {
 /// float as the graph's MatMul(inv_freq, Cast(position_ids, float)) computes it, so the
 /// cache rows are the values the graph would have computed at those positions.
 std::optional<onnx::TensorProto> positionTable(const MatchContext& ctx, ValueId f, ValueId t,
-                                               float (*fn)(float)) {
+                                               ValueId factor, float (*fn)(float)) {
   const int64_t rows = ctx.model.assumptions().max_positions;
   const std::optional<std::vector<float>> inv = readInvFreq(ctx, f);
   const int32_t type = tableType(ctx.graph, t);
   if (rows <= 0 || !inv || (type != onnx::TensorProto::FLOAT && type != onnx::TensorProto::FLOAT16))
     return std::nullopt;
+  // attention_scaling: the graph multiplies the float table by it; without one, 1.
+  float scale = 1.0f;
+  if (factor != kNoId) {
+    const std::optional<std::vector<double>> v = constantValues(ctx.model, ctx.graph, factor, 1);
+    if (!v || v->size() != 1 || !std::isfinite((*v)[0])) return std::nullopt;
+    scale = static_cast<float>((*v)[0]);  // a float32 constant: exact
+  }
   const uint64_t cols = inv->size();
   if (static_cast<uint64_t>(rows) > kMaxCacheBytes / sizeof(float) / cols) return std::nullopt;
   std::vector<float> table;
   table.reserve(static_cast<size_t>(rows) * cols);
   for (int64_t p = 0; p < rows; ++p)
-    for (float w : *inv) table.push_back(fn(static_cast<float>(p) * w));
+    for (float w : *inv) table.push_back(fn(static_cast<float>(p) * w) * scale);
   const std::vector<int64_t> dims = {rows, static_cast<int64_t>(cols)};
   if (type == onnx::TensorProto::FLOAT16) {
     gen::Literal values;
@@ -359,11 +366,11 @@ float cosOf(float a) { return std::cos(a); }
 float sinOf(float a) { return std::sin(a); }
 
 std::optional<onnx::TensorProto> rotaryCosFromFreq(const MatchContext& ctx, ValueArgs args) {
-  return positionTable(ctx, args[0], args[1], &cosOf);
+  return positionTable(ctx, args[0], args[1], args.size() > 2 ? args[2] : kNoId, &cosOf);
 }
 
 std::optional<onnx::TensorProto> rotarySinFromFreq(const MatchContext& ctx, ValueArgs args) {
-  return positionTable(ctx, args[0], args[1], &sinOf);
+  return positionTable(ctx, args[0], args[1], args.size() > 2 ? args[2] : kNoId, &sinOf);
 }
 
 }  // namespace
@@ -429,10 +436,16 @@ NativeFamily rotaryNatives() {
                               "[max_positions, n]: cos(float(p) * f[i]) of constant float32 "
                               "inv_freq f [1, n, 1], as float, or float16 when table t is "
                               "Cast to it"});
+  f.tensor_helpers.push_back({"rotary_scaled_cos_from_freq", 3, &rotaryCosFromFreq,
+                              "rotary_cos_from_freq(f, t) times the one-element float "
+                              "constant s (attention_scaling), in float before any cast"});
   f.tensor_helpers.push_back({"rotary_sin_from_freq", 2, &rotarySinFromFreq,
                               "[max_positions, n]: sin(float(p) * f[i]) of constant float32 "
                               "inv_freq f [1, n, 1], as float, or float16 when table t is "
                               "Cast to it"});
+  f.tensor_helpers.push_back({"rotary_scaled_sin_from_freq", 3, &rotarySinFromFreq,
+                              "rotary_sin_from_freq(f, t) times the one-element float "
+                              "constant s (attention_scaling), in float before any cast"});
   return f;
 }
 

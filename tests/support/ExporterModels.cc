@@ -752,7 +752,12 @@ class ModelWriter {
     std::string pos = b_.node("Cast", {unsqueeze("position_ids", {1})}, {attrInt("to", 1)});
     std::string freqs = transpose(b_.node("MatMul", {inv_b, pos}), {0, 2, 1});
     std::string emb = concat({freqs, freqs}, -1);
-    return {b_.node("Cos", {emb}), b_.node("Sin", {emb})};
+    std::string cos = b_.node("Cos", {emb}), sin = b_.node("Sin", {emb});
+    if (s_.rope_scaling != 0.0f) {
+      cos = b_.node("Mul", {cos, b_.scalar(s_.rope_scaling)});
+      sin = b_.node("Mul", {sin, b_.scalar(s_.rope_scaling)});
+    }
+    return {cos, sin};
   }
 
   /// repeat_kv: x[:, :, None].expand(b, kv, rep, s, d).reshape(b, kv * rep, s, d).
@@ -1450,6 +1455,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument(
         "the to_4d mask is built for gpt2, llama and phi, without a cache or with past");
   if (s.presents && s.past) throw std::invalid_argument("presents is the first step, without past");
+  if (s.rope_scaling != 0.0f && (!decoder_with_rope || *s.rope_cache != RopeCache::kComputed))
+    throw std::invalid_argument("rope_scaling scales llama's and phi's computed cos/sin");
   if (s.qk_norm && s.family != ModelFamily::kLlama)
     throw std::invalid_argument("qk_norm is Qwen3's, built on llama");
   return s;

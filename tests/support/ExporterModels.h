@@ -142,6 +142,10 @@ struct ExporterModelSpec {
   std::optional<CausalMask> causal_mask;
   /// llama and phi; unset: kGather for TorchScript, kComputed for dynamo.
   std::optional<RopeCache> rope_cache;
+  /// kComputed: transformers >= 4.45's attention_scaling, cos * f and sin * f before the
+  /// cast to x's dtype (1.0 for the default RoPE; YaRN's and LongRoPE's factor otherwise,
+  /// e.g. Phi-3.5's 1.19). 0: no Mul (older transformers, or folded by an optimizer).
+  float rope_scaling = 0.0f;
   /// gpt2 (TorchScript, kWhere), llama and phi (not kSdpa): the decoding graph with a KV
   /// cache, as transformers >= 4.36 (separate key and value caches, DynamicCache) is
   /// exported with past_key_values: per layer past_key_i / past_value_i [batch, kv_heads,

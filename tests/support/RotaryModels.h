@@ -68,6 +68,7 @@ struct RotarySpec {
   /// computed, transformers >= 4.45: cos/sin times attention_scaling ("": no Mul) and
   /// cast to x's dtype (float: a no-op Cast TorchScript keeps).
   std::string scaling;
+  bool scale_cos_only = false;  ///< with scaling: only cos is multiplied (not HF's form)
   bool cast_tables = false;
   /// computed: x is float16 and cos/sin are cast to it (needs cast_tables).
   bool fp16 = false;
@@ -178,7 +179,8 @@ inline std::string rotaryModel(const RotarySpec& s) {
     // Cos/Sin, then the optional Mul(., attention_scaling) and Cast of transformers 4.45.
     auto table = [&](const std::string& op, const std::string& emb, const std::string& out) {
       std::string b = out + "_t = " + op + "(" + emb + ")\n", v = out + "_t";
-      if (!s.scaling.empty()) b += out + "_m = Mul(" + v + ", scaling)\n", v = out + "_m";
+      if (!s.scaling.empty() && (op == "Cos" || !s.scale_cos_only))
+        b += out + "_m = Mul(" + v + ", scaling)\n", v = out + "_m";
       if (s.cast_tables)
         b += out + "_c = Cast <to = " + (s.fp16 ? "10" : "1") + "> (" + v + ")\n", v = out + "_c";
       return b + out + " = Unsqueeze(" + v + ", axis1)\n";

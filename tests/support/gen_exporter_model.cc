@@ -26,6 +26,7 @@ const char* kUsage =
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa|bool|to4d] [--rope-cache gather|computed]\n"
+    "         [--rope-scaling F]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask] [--mask-sliced-by-keys]\n"
     "         [--presents] [--merged] [--qk-norm] [--attention eager|sdpa]\n"
@@ -106,6 +107,13 @@ int main(int argc, char** argv) {
         spec.merged = true;
       } else if (a == "--qk-norm") {
         spec.qk_norm = true;
+      } else if (a == "--rope-scaling") {
+        const std::string v = value();
+        try {
+          spec.rope_scaling = std::stof(v);
+        } catch (const std::exception&) {
+          throw std::invalid_argument("--rope-scaling: not a number: '" + v + "'");
+        }
       } else if (a == "--attention") {
         const std::string v = value();
         if (v != "eager" && v != "sdpa") throw std::invalid_argument("--attention: eager|sdpa");

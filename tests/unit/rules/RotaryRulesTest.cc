@@ -519,10 +519,36 @@ TEST(RotaryEmbeddingComputedRule, FusesScalingWithoutCast) {
   expectSameInOrt(rotaryModel(s), "", withMaxPositions());
 }
 
-TEST(RotaryEmbeddingComputedRule, DoesNotFuseAnAttentionScalingOtherThanOne) {
-  // YaRN-style scaling would have to be folded into the caches; not done.
-  expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.scaling = "1.25"; })), kRotaryRules,
-                  withMaxPositions());
+TEST(RotaryEmbeddingComputedRule, FoldsAnAttentionScalingOtherThanOneIntoTheCaches) {
+  // YaRN's and LongRoPE's attention_scaling: RotaryEmbedding is linear in its caches, so
+  // row p holds cos(float(p) * inv_freq[i]) * 1.25, multiplied in float as the graph does.
+  const std::string text = rotaryModel(computed([](RotarySpec& s) { s.scaling = "1.25"; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model, nullptr, withMaxPositions(3)), (Ops{kRotary[0], kRotary[0]}));
+  const onnx::TensorProto* cos = initializer(model, model.graph().node(0).input(2));
+  const onnx::TensorProto* sin = initializer(model, model.graph().node(0).input(3));
+  ASSERT_NE(cos, nullptr);
+  ASSERT_NE(sin, nullptr);
+  ASSERT_EQ(cos->raw_data().size(), 3u * 4u * sizeof(float));
+  const float* c = reinterpret_cast<const float*>(cos->raw_data().data());
+  const float* n = reinterpret_cast<const float*>(sin->raw_data().data());
+  for (int p = 0; p < 3; ++p)
+    for (int i = 0; i < 4; ++i) {
+      const float angle =
+          static_cast<float>(p) * std::pow(10000.0f, -2.0f * static_cast<float>(i) / 8.0f);
+      EXPECT_EQ(c[p * 4 + i], std::cos(angle) * 1.25f) << p << ", " << i;
+      EXPECT_EQ(n[p * 4 + i], std::sin(angle) * 1.25f) << p << ", " << i;
+    }
+  expectSameInOrt(text, "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseAScalingOfCosAlone) {
+  // The rewrite reads both factors; with sin's missing it fails rather than drop cos's.
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) {
+                    s.scaling = "1.25";
+                    s.scale_cos_only = true;
+                  })),
+                  kRotaryRules, withMaxPositions());
 }
 
 TEST(RotaryEmbeddingComputedRule, FusesInvFreqWhoseExpandAConstantFolderComputed) {

@@ -338,6 +338,15 @@ std::vector<WholeModelCase> wholeModelCases() {
                [](ExporterModelSpec& s) { s.qk_norm = true, s.past = true, s.one_token = true; }));
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm_opset23",
                            [](ExporterModelSpec& s) { s.qk_norm = true, s.opset = 23; }));
+  // transformers >= 4.45 scale the computed cos and sin by attention_scaling (YaRN's and
+  // LongRoPE's factor; Phi-3.5's 1.19): the factor goes into RotaryEmbedding's caches.
+  cases.push_back(makeCase(
+      ModelFamily::kLlama, Exporter::kTorchScript, "_rope_scaling",
+      [](ExporterModelSpec& s) { s.rope_cache = RopeCache::kComputed, s.rope_scaling = 1.19f; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_rope_scaling",
+                           [](ExporterModelSpec& s) { s.rope_scaling = 1.19f; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_rope_scaling_one",
+                           [](ExporterModelSpec& s) { s.rope_scaling = 1.0f; }));
   return cases;
 }
 
