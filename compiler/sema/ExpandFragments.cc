@@ -518,6 +518,38 @@ class TargetExpander {
   const std::vector<ir::Applicability>& requires_;
 };
 
+/// Whether `b` holds whenever `a` does (a implies b): b's tags are among a's, and b's
+/// opsets, if it has any, contain a's.
+bool whenImplies(const std::optional<ir::Target::When>& a,
+                 const std::optional<ir::Target::When>& b) {
+  if (!b) return true;
+  const bool b_opset = b->min_opset >= 0 || b->max_opset >= 0;
+  for (const std::string& tag : b->tags)
+    if (!a || std::find(a->tags.begin(), a->tags.end(), tag) == a->tags.end()) return false;
+  if (!b_opset) return true;
+  if (!a || (a->min_opset < 0 && a->max_opset < 0)) return false;
+  if (OpCatalog::normalizeDomain(a->domain) != OpCatalog::normalizeDomain(b->domain)) return false;
+  const bool above_min = b->min_opset < 0 || (a->min_opset >= 0 && a->min_opset >= b->min_opset);
+  const bool below_max = b->max_opset < 0 || (a->max_opset >= 0 && a->max_opset <= b->max_opset);
+  return above_min && below_max;
+}
+
+/// The first variant whose `when` holds is built, so an expansion whose `when` implies an
+/// earlier one's is never built: a fragment used twice with variants by one tag (normed_3d
+/// for Q and for K) expands to four combinations of which two mix "tag" and "no tag". Only
+/// expansions of one rule variant are compared, so a rule's own unreachable variant is
+/// still reported by the checks.
+void dropShadowedExpansions(std::vector<ir::Target>& expanded) {
+  std::vector<ir::Target> kept;
+  for (ir::Target& t : expanded) {
+    const bool shadowed = std::any_of(kept.begin(), kept.end(), [&](const ir::Target& earlier) {
+      return whenImplies(t.when, earlier.when);
+    });
+    if (!shadowed) kept.push_back(std::move(t));
+  }
+  expanded = std::move(kept);
+}
+
 }  // namespace
 
 bool expandFragments(ir::RuleFile& file, DiagnosticEngine& diag) {
@@ -543,7 +575,12 @@ bool expandFragments(ir::RuleFile& file, DiagnosticEngine& diag) {
         if (!tag.empty()) tags.insert(tag);
     TargetExpander expander(fragments, diag, std::move(tags), rule.requires);
     bool ok = true;
-    for (const ir::Target& t : rule.targets) ok &= expander.expand(t, targets);
+    for (const ir::Target& t : rule.targets) {
+      std::vector<ir::Target> expanded;
+      ok &= expander.expand(t, expanded);
+      dropShadowedExpansions(expanded);
+      for (ir::Target& e : expanded) targets.push_back(std::move(e));
+    }
     if (ok) rule.targets = std::move(targets);
   }
   return diag.errorCount() == errors;

@@ -330,6 +330,49 @@ TEST(RewriteFragment, VariantsOutsideTheRulesRequiredOpsetsAreDropped) {
   EXPECT_EQ(newer.file.rules[0].targets.size(), 2u) << "both can hold at some opset >= 23";
 }
 
+// The first variant whose `when` holds is built: a fragment with variants by one tag, used
+// twice, gives the combinations "tag, tag" and "neither"; "tag, none" and "none, tag" hold
+// only when "tag, tag" does, and are left out.
+TEST(RewriteFragment, CombinationsAnEarlierOneAlwaysWinsAreDropped) {
+  Expanded e = expand(R"(fragments:
+  - fragment: pick(a, b)
+    rewrite:
+      - when: { tags: [t] }
+        do: y = Neg(b)
+      - do: y = a
+rules:
+  - rule: r
+    match: |
+      y = Add(x, Relu(p) @t | z)
+    rewrite: |
+      y = Mul(pick(x, z), pick(z, x))
+)");
+  ASSERT_TRUE(e.ok) << (e.errors.empty() ? "" : e.errors[0]);
+  const ir::Rule& r = e.file.rules[0];
+  ASSERT_EQ(r.targets.size(), 2u) << ruleText(e);
+  ASSERT_TRUE(r.targets[0].when.has_value());
+  EXPECT_EQ(r.targets[0].when->tags, std::vector<std::string>{"t"});
+  EXPECT_FALSE(r.targets[1].when.has_value());
+}
+
+// Only the expansions of one variant of the rule are compared: a variant of the rule itself
+// that an earlier one shadows stays, for the checks to report as unreachable.
+TEST(RewriteFragment, ARulesOwnShadowedVariantIsKeptForTheChecks) {
+  Expanded e = expand(R"(fragments:
+  - fragment: negated(a)
+    rewrite: y = Neg(a)
+rules:
+  - rule: r
+    match: |
+      y = Relu(x)
+    rewrite:
+      - do: y = negated(x)
+      - do: y = Abs(x)
+)");
+  ASSERT_TRUE(e.ok);
+  EXPECT_EQ(e.file.rules[0].targets.size(), 2u) << ruleText(e);
+}
+
 TEST(RewriteFragment, LocalValuesAndSeveralResults) {
   Expanded e = expand(R"(fragments:
   - fragment: seq_len(q)
