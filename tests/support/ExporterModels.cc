@@ -376,13 +376,15 @@ class ModelWriter {
   }
 
   /// view(batch, seq, heads, head_dim), the RMSNorm `norm` of each head with `qk_norm`
-  /// (Qwen3's q_norm / k_norm), then permute.
+  /// (Qwen3's q_norm / k_norm), then permute; Gemma3 (qk_norm_after_transpose) permutes,
+  /// then normalizes.
   std::string splitHeads(const std::string& x, int heads, const Ints& perm,
                          const std::string& norm = "") {
     std::string shape = concat({dim(x, 0), dim(x, 1), b_.ints({heads}), b_.ints({s_.head_dim})});
     std::string r = b_.node("Reshape", {x, shape});
-    if (s_.qk_norm && !norm.empty()) r = rmsNorm(r, norm, false, s_.head_dim);
-    return transpose(r, perm);
+    if (!s_.qk_norm || norm.empty()) return transpose(r, perm);
+    if (s_.qk_norm_after_transpose) return rmsNorm(transpose(r, perm), norm, false, s_.head_dim);
+    return transpose(rmsNorm(r, norm, false, s_.head_dim), perm);
   }
 
   /// transpose(1, 2) then reshape(batch, seq, heads * head_dim).
@@ -1459,6 +1461,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument("rope_scaling scales llama's and phi's computed cos/sin");
   if (s.qk_norm && s.family != ModelFamily::kLlama)
     throw std::invalid_argument("qk_norm is Qwen3's, built on llama");
+  if (s.qk_norm_after_transpose && !s.qk_norm)
+    throw std::invalid_argument("qk_norm_after_transpose places qk_norm");
   return s;
 }
 

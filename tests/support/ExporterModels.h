@@ -19,7 +19,7 @@
 //   gpt2   pre-LN decoder, Conv1D as Reshape/Gemm/Reshape, gelu_new (tanh, Pow 3),
 //          causal mask as Where on a slice of the tril buffer (or an Add)
 //   llama  RMSNorm, rotate_half RoPE, grouped KV heads (repeat_kv), SwiGLU MLP; with
-//          `qk_norm`, Qwen3's per-head RMSNorm of Q and K
+//          `qk_norm`, Qwen3's per-head RMSNorm of Q and K (Gemma3's after the transpose)
 //   phi    LayerNorm, partial rotary (first rotary_dim dims), parallel attention
 //          and MLP, gelu_new
 //   heads  the GPT of Karpathy's "Let's build GPT" (gpt.py): pre-LN, attention as one
@@ -193,6 +193,9 @@ struct ExporterModelSpec {
   /// own RMSNorm (q_norm, k_norm, weight [head_dim]) between the head split and the transpose,
   /// q_norm(q_proj(x).view(B, S, -1, head_dim)).transpose(1, 2), before RoPE.
   bool qk_norm = false;
+  /// With qk_norm: Gemma3's placement, the norm on the transposed [B, N, S, H] heads,
+  /// q_norm(q_proj(x).view(B, S, -1, head_dim).transpose(1, 2)).
+  bool qk_norm_after_transpose = false;
   uint64_t seed = 1;
 };
 

@@ -29,7 +29,8 @@ const char* kUsage =
     "         [--rope-scaling F]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask] [--mask-sliced-by-keys]\n"
-    "         [--presents] [--merged] [--qk-norm] [--attention eager|sdpa]\n"
+    "         [--presents] [--merged] [--qk-norm] [--qk-norm-after-transpose]\n"
+    "         [--attention eager|sdpa]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
 
@@ -107,6 +108,8 @@ int main(int argc, char** argv) {
         spec.merged = true;
       } else if (a == "--qk-norm") {
         spec.qk_norm = true;
+      } else if (a == "--qk-norm-after-transpose") {
+        spec.qk_norm = spec.qk_norm_after_transpose = true;
       } else if (a == "--rope-scaling") {
         const std::string v = value();
         try {

@@ -338,6 +338,18 @@ std::vector<WholeModelCase> wholeModelCases() {
                [](ExporterModelSpec& s) { s.qk_norm = true, s.past = true, s.one_token = true; }));
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm_opset23",
                            [](ExporterModelSpec& s) { s.qk_norm = true, s.opset = 23; }));
+  // Gemma3 normalizes the transposed [B, N, S, H] heads instead.
+  const auto gemma3 = [](ExporterModelSpec& s) { s.qk_norm = s.qk_norm_after_transpose = true; };
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_qk_norm_heads", gemma3));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm_heads", gemma3));
+  cases.push_back(makeCase(
+      ModelFamily::kLlama, Exporter::kTorchScript, "_qk_norm_heads_head_dim6",
+      [](ExporterModelSpec& s) { s.qk_norm = s.qk_norm_after_transpose = true, s.head_dim = 6; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm_heads_past_one_token",
+                           [](ExporterModelSpec& s) {
+                             s.qk_norm = s.qk_norm_after_transpose = true;
+                             s.past = true, s.one_token = true;
+                           }));
   // transformers >= 4.45 scale the computed cos and sin by attention_scaling (YaRN's and
   // LongRoPE's factor; Phi-3.5's 1.19): the factor goes into RotaryEmbedding's caches.
   cases.push_back(makeCase(
