@@ -433,25 +433,31 @@ TEST(RotaryEmbeddingComputedRule, FusesCosSinComputedPerForwardPass) {
   expectSameInOrt(text, "", withMaxPositions());
 }
 
-TEST(RotaryEmbeddingComputedRule, CachesHoldTheAnglesTheGraphComputes) {
-  // Row p is cos(float(p) * inv_freq[i]) with the product rounded to float, as the graph's
-  // MatMul of the float inverse frequencies and Cast(position_ids, float) computes it.
+/// Fuses `text` with 3 positions and expects the first RotaryEmbedding's caches to hold
+/// cos/sin(float(p) * inv_freq[i]) * scale, the product rounded to float as the graph's
+/// MatMul of the float inverse frequencies and Cast(position_ids, float) computes it, then
+/// multiplied in float.
+void expectCachesHoldTheGraphsAngles(const std::string& text, float scale) {
   onnx::ModelProto model;
-  fuse(rotaryModel(computed()), &model, nullptr, withMaxPositions(3));
+  EXPECT_EQ(fuse(text, &model, nullptr, withMaxPositions(3)), (Ops{kRotary[0], kRotary[0]}));
   const onnx::TensorProto* cos = initializer(model, model.graph().node(0).input(2));
   const onnx::TensorProto* sin = initializer(model, model.graph().node(0).input(3));
   ASSERT_NE(cos, nullptr);
   ASSERT_NE(sin, nullptr);
   ASSERT_EQ(cos->raw_data().size(), 3u * 4u * sizeof(float));
   const float* c = reinterpret_cast<const float*>(cos->raw_data().data());
-  const float* s = reinterpret_cast<const float*>(sin->raw_data().data());
+  const float* n = reinterpret_cast<const float*>(sin->raw_data().data());
   for (int p = 0; p < 3; ++p)
     for (int i = 0; i < 4; ++i) {
       const float inv = std::pow(10000.0f, -2.0f * static_cast<float>(i) / 8.0f);
       const float angle = static_cast<float>(p) * inv;
-      EXPECT_EQ(c[p * 4 + i], std::cos(angle)) << p << ", " << i;
-      EXPECT_EQ(s[p * 4 + i], std::sin(angle)) << p << ", " << i;
+      EXPECT_EQ(c[p * 4 + i], std::cos(angle) * scale) << p << ", " << i;
+      EXPECT_EQ(n[p * 4 + i], std::sin(angle) * scale) << p << ", " << i;
     }
+}
+
+TEST(RotaryEmbeddingComputedRule, CachesHoldTheAnglesTheGraphComputes) {
+  expectCachesHoldTheGraphsAngles(rotaryModel(computed()), 1.0f);
 }
 
 TEST(RotaryEmbeddingComputedRule, FusesTorchScriptBatchDimAndShapeBounds) {
@@ -523,22 +529,7 @@ TEST(RotaryEmbeddingComputedRule, FoldsAnAttentionScalingOtherThanOneIntoTheCach
   // YaRN's and LongRoPE's attention_scaling: RotaryEmbedding is linear in its caches, so
   // row p holds cos(float(p) * inv_freq[i]) * 1.25, multiplied in float as the graph does.
   const std::string text = rotaryModel(computed([](RotarySpec& s) { s.scaling = "1.25"; }));
-  onnx::ModelProto model;
-  EXPECT_EQ(fuse(text, &model, nullptr, withMaxPositions(3)), (Ops{kRotary[0], kRotary[0]}));
-  const onnx::TensorProto* cos = initializer(model, model.graph().node(0).input(2));
-  const onnx::TensorProto* sin = initializer(model, model.graph().node(0).input(3));
-  ASSERT_NE(cos, nullptr);
-  ASSERT_NE(sin, nullptr);
-  ASSERT_EQ(cos->raw_data().size(), 3u * 4u * sizeof(float));
-  const float* c = reinterpret_cast<const float*>(cos->raw_data().data());
-  const float* n = reinterpret_cast<const float*>(sin->raw_data().data());
-  for (int p = 0; p < 3; ++p)
-    for (int i = 0; i < 4; ++i) {
-      const float angle =
-          static_cast<float>(p) * std::pow(10000.0f, -2.0f * static_cast<float>(i) / 8.0f);
-      EXPECT_EQ(c[p * 4 + i], std::cos(angle) * 1.25f) << p << ", " << i;
-      EXPECT_EQ(n[p * 4 + i], std::sin(angle) * 1.25f) << p << ", " << i;
-    }
+  expectCachesHoldTheGraphsAngles(text, 1.25f);
   expectSameInOrt(text, "", withMaxPositions());
 }
 
