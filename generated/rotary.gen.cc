@@ -49,6 +49,7 @@ const OpId kGather = OpId::get("", "Gather");
 const OpId kMatMul = OpId::get("", "MatMul");
 const OpId kMul = OpId::get("", "Mul");
 const OpId kNeg = OpId::get("", "Neg");
+const OpId kRange = OpId::get("", "Range");
 const OpId kReshape = OpId::get("", "Reshape");
 const OpId kRotaryEmbedding = OpId::get("", "RotaryEmbedding");
 const OpId kShape = OpId::get("", "Shape");
@@ -71,124 +72,124 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// cos_cache
-  /// (rules/rotary.yaml: rotary_embedding 131:48, rotary_embedding_interleaved 215:30,
-  /// rotary_embedding_interleaved_bsnh 231:30)
+  /// (rules/rotary.yaml: rotary_embedding 143:48, rotary_embedding_interleaved 235:30,
+  /// rotary_embedding_interleaved_bsnh 251:30)
   bool matchCosCache(ValueId v, gen::Next k) {
     if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
     return bind(Ids::kCosCache, v) && k();
   }
 
   /// pos
-  /// (rules/rotary.yaml: rotary_embedding 131:60, rotary_embedding_computed 175:77,
-  /// rotary_embedding_interleaved 215:41, rotary_embedding_interleaved_bsnh 231:41,
-  /// rotary_embedding_partial 42:45 (in rotary_op at rules/rotary.yaml:258:26),
-  /// rotary_embedding_partial_bsnh 42:45 (in rotary_op at rules/rotary.yaml:280:27))
+  /// (rules/rotary.yaml: rotary_embedding 143:60, rotary_embedding_computed 191:45,
+  /// rotary_embedding_interleaved 235:41, rotary_embedding_interleaved_bsnh 251:41,
+  /// rotary_embedding_partial 42:45 (in rotary_op at rules/rotary.yaml:278:26),
+  /// rotary_embedding_partial_bsnh 42:45 (in rotary_op at rules/rotary.yaml:300:27))
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// sin_cache
-  /// (rules/rotary.yaml: rotary_embedding 132:48, rotary_embedding_interleaved 216:30,
-  /// rotary_embedding_interleaved_bsnh 232:30)
+  /// (rules/rotary.yaml: rotary_embedding 144:48, rotary_embedding_interleaved 236:30,
+  /// rotary_embedding_interleaved_bsnh 252:30)
   bool matchSinCache(ValueId v, gen::Next k) {
     if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
     return bind(Ids::kSinCache, v) && k();
   }
 
   /// x
-  /// (rules/rotary.yaml: rotary_embedding 135:21, rotary_embedding_computed 182:21,
-  /// rotary_embedding_interleaved 217:21, rotary_embedding_interleaved_bsnh 233:21,
-  /// rotary_embedding_partial 255:38, rotary_embedding_partial_bsnh 279:38)
+  /// (rules/rotary.yaml: rotary_embedding 147:21, rotary_embedding_computed 199:21,
+  /// rotary_embedding_interleaved 237:21, rotary_embedding_interleaved_bsnh 253:21,
+  /// rotary_embedding_partial 275:38, rotary_embedding_partial_bsnh 299:38)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 107:26 (in cache_rows at rules/rotary.yaml:131:37),
-  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:217:34),
-  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:233:34))
+  /// (rules/rotary.yaml: rotary_embedding 119:26 (in cache_rows at rules/rotary.yaml:143:37),
+  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:237:34),
+  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:253:34))
   bool matchConstant20(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
     return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
   }
 
-  /// 2
-  /// (rules/rotary.yaml: rotary_embedding 108:49 (in cache_rows at rules/rotary.yaml:131:37),
-  /// rotary_embedding_computed 50:49 (in rotate_half at rules/rotary.yaml:182:34))
-  bool matchConstant32(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant32)) return same(Ids::kConstant32, v) && k();
-    return bind(Ids::kConstant32, v) && constant(Ids::kConstant32, v) && k();
-  }
-
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 107:66 (in cache_rows at rules/rotary.yaml:132:37),
-  /// rotary_embedding_computed 51:49 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 119:66 (in cache_rows at rules/rotary.yaml:144:37),
+  /// rotary_embedding_computed 50:49 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchConstant40(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant40)) return same(Ids::kConstant40, v) && k();
     return bind(Ids::kConstant40, v) && constant(Ids::kConstant40, v) && k();
   }
 
+  /// 2
+  /// (rules/rotary.yaml: rotary_embedding 120:49 (in cache_rows at rules/rotary.yaml:144:37),
+  /// rotary_embedding_computed 51:49 (in rotate_half at rules/rotary.yaml:199:34))
+  bool matchConstant48(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant48)) return same(Ids::kConstant48, v) && k();
+    return bind(Ids::kConstant48, v) && constant(Ids::kConstant48, v) && k();
+  }
+
   /// rotate_half.1.i1
-  /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:147:34),
+  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1I1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I1)) return same(Ids::kRotateHalf1I1, v) && k();
     return bind(Ids::kRotateHalf1I1, v) && k();
   }
 
   /// rotate_half.1.c1
-  /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:147:34),
+  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1C1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C1)) return same(Ids::kRotateHalf1C1, v) && k();
     return bind(Ids::kRotateHalf1C1, v) && k();
   }
 
   /// rotate_half.1.i2
-  /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:147:34),
+  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1I2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I2)) return same(Ids::kRotateHalf1I2, v) && k();
     return bind(Ids::kRotateHalf1I2, v) && k();
   }
 
   /// rotate_half.1.c2
-  /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:147:34),
+  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1C2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C2)) return same(Ids::kRotateHalf1C2, v) && k();
     return bind(Ids::kRotateHalf1C2, v) && k();
   }
 
   /// rotate_half.1.a1
-  /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:147:34),
+  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A1)) return same(Ids::kRotateHalf1A1, v) && k();
     return bind(Ids::kRotateHalf1A1, v) && k();
   }
 
   /// rotate_half.1.e2
-  /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:147:34),
+  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1E2)) return same(Ids::kRotateHalf1E2, v) && k();
     return bind(Ids::kRotateHalf1E2, v) && k();
   }
 
   /// rotate_half.1.a2
-  /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:147:34),
+  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A2)) return same(Ids::kRotateHalf1A2, v) && k();
     return bind(Ids::kRotateHalf1A2, v) && k();
   }
 
   /// rotate_half.1.p1 = Split(x, axis=-1)
-  /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:147:34),
+  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1P1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P1)) return same(Ids::kRotateHalf1P1, v) && k();
     if (!bind(Ids::kRotateHalf1P1, v)) return false;
@@ -198,23 +199,16 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// rotate_half.1.p2
-  /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:135:34),
-  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:147:34),
+  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1P2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P2)) return same(Ids::kRotateHalf1P2, v) && k();
     return bind(Ids::kRotateHalf1P2, v) && k();
   }
 
-  /// _
-  /// (rules/rotary.yaml: rotary_embedding_computed 175:47, rotary_embedding_partial_bsnh 281:31)
-  bool matchAny(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
-    return bind(Ids::kAny, v) && k();
-  }
-
   /// Gather(cos_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 215:23, rotary_embedding_interleaved_bsnh
-  /// 231:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 235:23, rotary_embedding_interleaved_bsnh
+  /// 251:23)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(Ids::kGather2)) return same(Ids::kGather2, v) && k();
     if (!bind(Ids::kGather2, v)) return false;
@@ -224,8 +218,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 215:13, rotary_embedding_interleaved_bsnh
-  /// 231:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 235:13, rotary_embedding_interleaved_bsnh
+  /// 251:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
     if (!bind(Ids::kCos, v)) return false;
@@ -235,8 +229,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(sin_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 216:23, rotary_embedding_interleaved_bsnh
-  /// 232:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 236:23, rotary_embedding_interleaved_bsnh
+  /// 252:23)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(Ids::kGather5)) return same(Ids::kGather5, v) && k();
     if (!bind(Ids::kGather5, v)) return false;
@@ -246,8 +240,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 216:13, rotary_embedding_interleaved_bsnh
-  /// 232:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 236:13, rotary_embedding_interleaved_bsnh
+  /// 252:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
     if (!bind(Ids::kSin, v)) return false;
@@ -257,8 +251,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(x, cos)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 217:17, rotary_embedding_interleaved_bsnh
-  /// 233:17)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 237:17, rotary_embedding_interleaved_bsnh
+  /// 253:17)
   bool matchMul8(ValueId v, gen::Next k) {
     if (seen(Ids::kMul8)) return same(Ids::kMul8, v) && k();
     if (!bind(Ids::kMul8, v)) return false;
@@ -274,8 +268,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.rot = Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1Rot(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Rot)) return same(Ids::kRotatePairs1Rot, v) && k();
     if (!bind(Ids::kRotatePairs1Rot, v)) return false;
@@ -285,8 +279,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(rotate_pairs.1.rot, sin)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 217:30, rotary_embedding_interleaved_bsnh
-  /// 233:30)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 237:30, rotary_embedding_interleaved_bsnh
+  /// 253:30)
   bool matchMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMul10)) return same(Ids::kMul10, v) && k();
     if (!bind(Ids::kMul10, v)) return false;
@@ -301,8 +295,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 217:13, rotary_embedding_interleaved_bsnh
-  /// 233:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 237:13, rotary_embedding_interleaved_bsnh
+  /// 253:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -318,8 +312,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchConstant12(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
     return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
@@ -327,8 +321,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1E1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E1)) return same(Ids::kRotatePairs1E1, v) && k();
     return bind(Ids::kRotatePairs1E1, v) && k();
@@ -336,8 +330,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A1)) return same(Ids::kRotatePairs1A1, v) && k();
     return bind(Ids::kRotatePairs1A1, v) && k();
@@ -345,8 +339,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchConstant15(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
     return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
@@ -354,8 +348,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x1 = Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1X1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X1)) return same(Ids::kRotatePairs1X1, v) && k();
     if (!bind(Ids::kRotatePairs1X1, v)) return false;
@@ -374,8 +368,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchConstant17(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant17)) return same(Ids::kConstant17, v) && k();
     return bind(Ids::kConstant17, v) && constant(Ids::kConstant17, v) && k();
@@ -383,8 +377,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E2)) return same(Ids::kRotatePairs1E2, v) && k();
     return bind(Ids::kRotatePairs1E2, v) && k();
@@ -392,8 +386,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A2)) return same(Ids::kRotatePairs1A2, v) && k();
     return bind(Ids::kRotatePairs1A2, v) && k();
@@ -401,8 +395,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x2 = Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1X2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X2)) return same(Ids::kRotatePairs1X2, v) && k();
     if (!bind(Ids::kRotatePairs1X2, v)) return false;
@@ -421,8 +415,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Neg(rotate_pairs.1.x2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
     if (!bind(Ids::kNeg, v)) return false;
@@ -433,8 +427,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchUnsqueeze23(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze23)) return same(Ids::kUnsqueeze23, v) && k();
     if (!bind(Ids::kUnsqueeze23, v)) return false;
@@ -445,8 +439,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchUnsqueeze24(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze24)) return same(Ids::kUnsqueeze24, v) && k();
     if (!bind(Ids::kUnsqueeze24, v)) return false;
@@ -458,8 +452,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.st = Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]),
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1St(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1St)) return same(Ids::kRotatePairs1St, v) && k();
     if (!bind(Ids::kRotatePairs1St, v)) return false;
@@ -470,8 +464,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchShape26(ValueId v, gen::Next k) {
     if (seen(Ids::kShape26)) return same(Ids::kShape26, v) && k();
     if (!bind(Ids::kShape26, v)) return false;
@@ -482,8 +476,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(Ids::kSlice)) return same(Ids::kSlice, v) && k();
     if (!bind(Ids::kSlice, v)) return false;
@@ -494,8 +488,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchConstant28(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
     return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
@@ -503,8 +497,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchConcat29(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat29)) return same(Ids::kConcat29, v) && k();
     if (!bind(Ids::kConcat29, v)) return false;
@@ -515,8 +509,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st, start=0, end=3)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchShape30(ValueId v, gen::Next k) {
     if (seen(Ids::kShape30)) return same(Ids::kShape30, v) && k();
     if (!bind(Ids::kShape30, v)) return false;
@@ -527,8 +521,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchConstant31(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant31)) return same(Ids::kConstant31, v) && k();
     return bind(Ids::kConstant31, v) && constant(Ids::kConstant31, v) && k();
@@ -536,8 +530,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchConcat32(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat32)) return same(Ids::kConcat32, v) && k();
     if (!bind(Ids::kConcat32, v)) return false;
@@ -548,8 +542,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1Fc(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fc)) return same(Ids::kRotatePairs1Fc, v) && k();
     return bind(Ids::kRotatePairs1Fc, v) && k();
@@ -558,8 +552,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:217:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:233:34))
+  /// rules/rotary.yaml:237:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
+  /// rules/rotary.yaml:253:34))
   bool matchRotatePairs1Fs(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fs)) return same(Ids::kRotatePairs1Fs, v) && k();
     if (!bind(Ids::kRotatePairs1Fs, v)) return false;
@@ -575,8 +569,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_partial 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:279:23))
+  /// rules/rotary.yaml:275:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
+  /// rules/rotary.yaml:299:23))
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
     return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
@@ -584,8 +578,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d
   /// (rules/rotary.yaml: rotary_embedding_partial 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:279:23))
+  /// rules/rotary.yaml:275:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
+  /// rules/rotary.yaml:299:23))
   bool matchD(ValueId v, gen::Next k) {
     if (seen(Ids::kD)) return same(Ids::kD, v) && k();
     return bind(Ids::kD, v) && k();
@@ -593,8 +587,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a1
   /// (rules/rotary.yaml: rotary_embedding_partial 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:279:23))
+  /// rules/rotary.yaml:275:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
+  /// rules/rotary.yaml:299:23))
   bool matchFirstAndRest1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A1)) return same(Ids::kFirstAndRest1A1, v) && k();
     return bind(Ids::kFirstAndRest1A1, v) && k();
@@ -602,8 +596,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:279:23))
+  /// rules/rotary.yaml:275:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
+  /// rules/rotary.yaml:299:23))
   bool matchD2(ValueId v, gen::Next k) {
     if (seen(Ids::kD2)) return same(Ids::kD2, v) && k();
     return bind(Ids::kD2, v) && k();
@@ -611,8 +605,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.e2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:279:23))
+  /// rules/rotary.yaml:275:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
+  /// rules/rotary.yaml:299:23))
   bool matchFirstAndRest1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1E2)) return same(Ids::kFirstAndRest1E2, v) && k();
     return bind(Ids::kFirstAndRest1E2, v) && k();
@@ -620,8 +614,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:255:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:279:23))
+  /// rules/rotary.yaml:275:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
+  /// rules/rotary.yaml:299:23))
   bool matchFirstAndRest1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A2)) return same(Ids::kFirstAndRest1A2, v) && k();
     return bind(Ids::kFirstAndRest1A2, v) && k();
@@ -629,7 +623,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:127
+// Generated from: rules/rotary.yaml:139
 // rotary_embedding (priority 95): Hugging Face rotate-half RoPE on [B, N, S, H] heads or a 3-D [B, S, H] x.
 //===----------------------------------------------------------------------===//
 
@@ -637,7 +631,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specRotaryEmbedding() {
   static const gen::RuleSpec spec = {
     "rotary_embedding",
-    "rules/rotary.yaml:127:5",
+    "rules/rotary.yaml:139:5",
     19,  // root expr
     // slots
     {"cos_cache", "cache_rows.1.c", "pos", "sin_cache", "cache_rows.2.c", "flat_cache_rows.1.c",
@@ -651,329 +645,329 @@ const gen::RuleSpec& specRotaryEmbedding() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:131:48", 0},
+      {"cos_cache", "rules/rotary.yaml:143:48", 0},
       // 1: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
-      {"cache_rows.1.c", "rules/rotary.yaml:107:35 (in cache_rows at rules/rotary.yaml:131:37)", 1},
+      {"cache_rows.1.c", "rules/rotary.yaml:119:35 (in cache_rows at rules/rotary.yaml:143:37)", 1},
       // 2: pos
-      {"pos", "rules/rotary.yaml:131:60", 2},
+      {"pos", "rules/rotary.yaml:143:60", 2},
       // 3: Gather(cache_rows.1.c, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:131:30", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:131:65", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:143:30", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:143:65", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 4: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:131:20", gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:131:74", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:143:20", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:143:74", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 5: sin_cache
-      {"sin_cache", "rules/rotary.yaml:132:48", 3},
+      {"sin_cache", "rules/rotary.yaml:144:48", 3},
       // 6: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
-      {"cache_rows.2.c", "rules/rotary.yaml:107:35 (in cache_rows at rules/rotary.yaml:132:37)", 4},
+      {"cache_rows.2.c", "rules/rotary.yaml:119:35 (in cache_rows at rules/rotary.yaml:144:37)", 4},
       // 7: Gather(cache_rows.2.c, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:132:30", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:132:65", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:144:30", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:144:65", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 8: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:132:20", gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:132:74", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:144:20", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:144:74", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 9: Slice?(cos_cache, 0, _, 0)
-      {"Slice", "rules/rotary.yaml:116:11 (in flat_cache_rows at rules/rotary.yaml:133:29)", 5, 4},
+      {"Slice", "rules/rotary.yaml:128:11 (in flat_cache_rows at rules/rotary.yaml:145:29)", 5, 4},
       // 10: Gather(flat_cache_rows.1.c, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:133:22", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:133:62", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:145:22", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:145:62", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 11: Slice?(sin_cache, 0, _, 0)
-      {"Slice", "rules/rotary.yaml:116:11 (in flat_cache_rows at rules/rotary.yaml:134:29)", 6, 4},
+      {"Slice", "rules/rotary.yaml:128:11 (in flat_cache_rows at rules/rotary.yaml:146:29)", 6, 4},
       // 12: Gather(flat_cache_rows.2.c, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:134:22", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:134:62", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:146:22", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:146:62", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 13: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c, pos, axis=0)
-      {"cos", "rules/rotary.yaml:133:19", 7, 0, {}, {}, 1e-06, 0, {}, false, {}, {14}},
+      {"cos", "rules/rotary.yaml:145:19", 7, 0, {}, {}, 1e-06, 0, {}, false, {}, {14}},
       // 14: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.2.c, pos, axis=0)
-      {"sin", "rules/rotary.yaml:133:19", 8, 0, {}, {}, 1e-06, 0, {}, false, {}, {13}},
+      {"sin", "rules/rotary.yaml:145:19", 8, 0, {}, {}, 1e-06, 0, {}, false, {}, {13}},
       // 15: x
-      {"x", "rules/rotary.yaml:135:21", 9},
+      {"x", "rules/rotary.yaml:147:21", 9},
       // 16: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:135:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:147:17", gen::kNoSlot, 2},
       // 17: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
-      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:135:34)", 10, 2,
-       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:147:34)", 10, 2,
+       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:147:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 18: Mul(rotate_half.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:135:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:147:30", gen::kNoSlot, 2},
       // 19: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      {"Add", "rules/rotary.yaml:135:13", 11, 2},
+      {"Add", "rules/rotary.yaml:147:13", 11, 2},
       // 20: 0
-      {"constant 0", "rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"constant 0", "rules/rotary.yaml:119:26 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 21: _
-      {"_", "rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:131:37)"},
+      {"_", "rules/rotary.yaml:119:29 (in cache_rows at rules/rotary.yaml:143:37)"},
       // 22: 0
-      {"constant 0", "rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"constant 0", "rules/rotary.yaml:119:32 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 23: Slice?(cos_cache, 0, _, 0)
-      {"Slice", "rules/rotary.yaml:107:12 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"Slice", "rules/rotary.yaml:119:12 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 4},
       // 24: 0
-      {"constant 0", "rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"constant 0", "rules/rotary.yaml:119:66 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 25: _
-      {"_", "rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:131:37)"},
+      {"_", "rules/rotary.yaml:119:69 (in cache_rows at rules/rotary.yaml:143:37)"},
       // 26: 2
-      {"constant 2", "rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"constant 2", "rules/rotary.yaml:119:72 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 27: Slice(cos_cache, 0, _, 2)
-      {"Slice", "rules/rotary.yaml:107:53 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"Slice", "rules/rotary.yaml:119:53 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 4},
       // 28: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
-      {"Squeeze", "rules/rotary.yaml:107:45 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"Squeeze", "rules/rotary.yaml:119:45 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:107:76 (in cache_rows at rules/rotary.yaml:131:37)",
+       {{"axes", "rules/rotary.yaml:119:76 (in cache_rows at rules/rotary.yaml:143:37)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 29: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:107:37 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"Squeeze", "rules/rotary.yaml:119:37 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:107:80 (in cache_rows at rules/rotary.yaml:131:37)",
+       {{"axes", "rules/rotary.yaml:119:80 (in cache_rows at rules/rotary.yaml:143:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 30: 0
-      {"constant 0", "rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"constant 0", "rules/rotary.yaml:120:43 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 31: _
-      {"_", "rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:131:37)"},
+      {"_", "rules/rotary.yaml:120:46 (in cache_rows at rules/rotary.yaml:143:37)"},
       // 32: 2
-      {"constant 2", "rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"constant 2", "rules/rotary.yaml:120:49 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 33: Slice(cos_cache, 0, _, 2)
-      {"Slice", "rules/rotary.yaml:108:30 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"Slice", "rules/rotary.yaml:120:30 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 4},
       // 34: Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:108:22 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"Squeeze", "rules/rotary.yaml:120:22 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:108:53 (in cache_rows at rules/rotary.yaml:131:37)",
+       {{"axes", "rules/rotary.yaml:120:53 (in cache_rows at rules/rotary.yaml:143:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 35: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:108:14 (in cache_rows at rules/rotary.yaml:131:37)",
+      {"Squeeze", "rules/rotary.yaml:120:14 (in cache_rows at rules/rotary.yaml:143:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:108:57 (in cache_rows at rules/rotary.yaml:131:37)",
+       {{"axes", "rules/rotary.yaml:120:57 (in cache_rows at rules/rotary.yaml:143:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 36: 0
-      {"constant 0", "rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"constant 0", "rules/rotary.yaml:119:26 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 37: _
-      {"_", "rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:132:37)"},
+      {"_", "rules/rotary.yaml:119:29 (in cache_rows at rules/rotary.yaml:144:37)"},
       // 38: 0
-      {"constant 0", "rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"constant 0", "rules/rotary.yaml:119:32 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 39: Slice?(sin_cache, 0, _, 0)
-      {"Slice", "rules/rotary.yaml:107:12 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"Slice", "rules/rotary.yaml:119:12 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 4},
       // 40: 0
-      {"constant 0", "rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"constant 0", "rules/rotary.yaml:119:66 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 41: _
-      {"_", "rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:132:37)"},
+      {"_", "rules/rotary.yaml:119:69 (in cache_rows at rules/rotary.yaml:144:37)"},
       // 42: 2
-      {"constant 2", "rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"constant 2", "rules/rotary.yaml:119:72 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 43: Slice(sin_cache, 0, _, 2)
-      {"Slice", "rules/rotary.yaml:107:53 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"Slice", "rules/rotary.yaml:119:53 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 4},
       // 44: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
-      {"Squeeze", "rules/rotary.yaml:107:45 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"Squeeze", "rules/rotary.yaml:119:45 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:107:76 (in cache_rows at rules/rotary.yaml:132:37)",
+       {{"axes", "rules/rotary.yaml:119:76 (in cache_rows at rules/rotary.yaml:144:37)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 45: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:107:37 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"Squeeze", "rules/rotary.yaml:119:37 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:107:80 (in cache_rows at rules/rotary.yaml:132:37)",
+       {{"axes", "rules/rotary.yaml:119:80 (in cache_rows at rules/rotary.yaml:144:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 46: 0
-      {"constant 0", "rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"constant 0", "rules/rotary.yaml:120:43 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 47: _
-      {"_", "rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:132:37)"},
+      {"_", "rules/rotary.yaml:120:46 (in cache_rows at rules/rotary.yaml:144:37)"},
       // 48: 2
-      {"constant 2", "rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"constant 2", "rules/rotary.yaml:120:49 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 49: Slice(sin_cache, 0, _, 2)
-      {"Slice", "rules/rotary.yaml:108:30 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"Slice", "rules/rotary.yaml:120:30 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 4},
       // 50: Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:108:22 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"Squeeze", "rules/rotary.yaml:120:22 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:108:53 (in cache_rows at rules/rotary.yaml:132:37)",
+       {{"axes", "rules/rotary.yaml:120:53 (in cache_rows at rules/rotary.yaml:144:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 51: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:108:14 (in cache_rows at rules/rotary.yaml:132:37)",
+      {"Squeeze", "rules/rotary.yaml:120:14 (in cache_rows at rules/rotary.yaml:144:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:108:57 (in cache_rows at rules/rotary.yaml:132:37)",
+       {{"axes", "rules/rotary.yaml:120:57 (in cache_rows at rules/rotary.yaml:144:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 52: 0
-      {"constant 0", "rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+      {"constant 0", "rules/rotary.yaml:128:25 (in flat_cache_rows at rules/rotary.yaml:145:29)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 53: _
-      {"_", "rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:133:29)"},
+      {"_", "rules/rotary.yaml:128:28 (in flat_cache_rows at rules/rotary.yaml:145:29)"},
       // 54: 0
-      {"constant 0", "rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+      {"constant 0", "rules/rotary.yaml:128:31 (in flat_cache_rows at rules/rotary.yaml:145:29)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 55: 0
-      {"constant 0", "rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+      {"constant 0", "rules/rotary.yaml:128:25 (in flat_cache_rows at rules/rotary.yaml:146:29)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 56: _
-      {"_", "rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:134:29)"},
+      {"_", "rules/rotary.yaml:128:28 (in flat_cache_rows at rules/rotary.yaml:146:29)"},
       // 57: 0
-      {"constant 0", "rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+      {"constant 0", "rules/rotary.yaml:128:31 (in flat_cache_rows at rules/rotary.yaml:146:29)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 58: Shape(x)
-      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:147:34)",
        gen::kNoSlot, 1},
       // 59: rotate_half.1.i1
-      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:147:34)",
        12},
       // 60: Gather(Shape(x), rotate_half.1.i1)
-      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:147:34)",
        gen::kNoSlot, 2},
       // 61: 2
-      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:147:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 62: Div(Gather(Shape(x), rotate_half.1.i1), 2)
-      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:135:34)", gen::kNoSlot,
+      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:147:34)", gen::kNoSlot,
        2},
       // 63: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:147:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:135:34)",
+       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:147:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 64: rotate_half.1.c1
-      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:147:34)",
        13},
       // 65: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:147:34)",
        14},
       // 66: Shape(x)
-      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:147:34)",
        gen::kNoSlot, 1},
       // 67: rotate_half.1.i2
-      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:147:34)",
        15},
       // 68: Gather(Shape(x), rotate_half.1.i2)
-      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:147:34)",
        gen::kNoSlot, 2},
       // 69: 2
-      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:147:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 70: Div(Gather(Shape(x), rotate_half.1.i2), 2)
-      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:135:34)", gen::kNoSlot,
+      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:147:34)", gen::kNoSlot,
        2},
       // 71: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:147:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:135:34)",
+       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:147:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 72: rotate_half.1.c2
-      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:147:34)",
        16},
       // 73: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:147:34)",
        17},
       // 74: 0
-      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:147:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 75: rotate_half.1.a1
-      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:147:34)",
        18},
       // 76: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
-      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:135:34)", 19, 4},
+      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:147:34)", 19, 4},
       // 77: rotate_half.1.e2
-      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:147:34)",
        20},
       // 78: rotate_half.1.a2
-      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:147:34)",
        21},
       // 79: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:135:34)", 22, 4},
+      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:147:34)", 22, 4},
       // 80: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:135:34)", 23, 1,
-       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:147:34)", 23, 1,
+       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:147:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 24, "rotate_half.1.p2"}}},
       // 81: rotate_half.1.p2
-      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:147:34)",
        24},
       // 82: rotate_half.1.s1 | rotate_half.1.p1
-      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:147:34)",
        25, 0, {}, {}, 1e-06, 0, {}, false, {}, {83}},
       // 83: rotate_half.1.s2 | rotate_half.1.p2
-      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:135:34)",
+      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:147:34)",
        26, 0, {}, {}, 1e-06, 0, {}, false, {}, {82}},
       // 84: Neg(rotate_half.1.x2)
-      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:135:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:147:34)", gen::kNoSlot,
        1},
     },
     // constraints
-    {{Check::kRank, "rules/rotary.yaml:137:14", "x", 9, {}, {}, "", nullptr, gen::kNoSlot, {3, 4}},
-     {Check::kElemType, "rules/rotary.yaml:138:14", "pos", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kRank, "rules/rotary.yaml:149:14", "x", 9, {}, {}, "", nullptr, gen::kNoSlot, {3, 4}},
+     {Check::kElemType, "rules/rotary.yaml:150:14", "pos", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:138:28", "pos", gen::kNoSlot, {"pos", "x"}, {2, 9},
+     {Check::kNative, "rules/rotary.yaml:150:28", "pos", gen::kNoSlot, {"pos", "x"}, {2, 9},
       "positions_of", gen::nativePredicate("positions_of")},
-     {Check::kNative, "rules/rotary.yaml:110:16 (in cache_rows at rules/rotary.yaml:131:37)",
+     {Check::kNative, "rules/rotary.yaml:122:16 (in cache_rows at rules/rotary.yaml:143:37)",
       "cos_cache", gen::kNoSlot, {"cos_cache", "cache_rows.1.c"}, {0, 1}, "rotary_cache_rows",
       gen::nativePredicate("rotary_cache_rows"), 1},
-     {Check::kNative, "rules/rotary.yaml:111:16 (in cache_rows at rules/rotary.yaml:131:37)",
+     {Check::kNative, "rules/rotary.yaml:123:16 (in cache_rows at rules/rotary.yaml:143:37)",
       "cache_rows.1.c", gen::kNoSlot, {"cache_rows.1.c"}, {1}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1},
-     {Check::kNative, "rules/rotary.yaml:110:16 (in cache_rows at rules/rotary.yaml:132:37)",
+     {Check::kNative, "rules/rotary.yaml:122:16 (in cache_rows at rules/rotary.yaml:144:37)",
       "sin_cache", gen::kNoSlot, {"sin_cache", "cache_rows.2.c"}, {3, 4}, "rotary_cache_rows",
       gen::nativePredicate("rotary_cache_rows"), 4},
-     {Check::kNative, "rules/rotary.yaml:111:16 (in cache_rows at rules/rotary.yaml:132:37)",
+     {Check::kNative, "rules/rotary.yaml:123:16 (in cache_rows at rules/rotary.yaml:144:37)",
       "cache_rows.2.c", gen::kNoSlot, {"cache_rows.2.c"}, {4}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 4},
-     {Check::kShape, "rules/rotary.yaml:118:16 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+     {Check::kShape, "rules/rotary.yaml:130:16 (in flat_cache_rows at rules/rotary.yaml:145:29)",
       "cos_cache", 0, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kNative, "rules/rotary.yaml:118:31 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+     {Check::kNative, "rules/rotary.yaml:130:31 (in flat_cache_rows at rules/rotary.yaml:145:29)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_cache",
       gen::nativePredicate("rotary_cache"), 5},
-     {Check::kNative, "rules/rotary.yaml:119:16 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+     {Check::kNative, "rules/rotary.yaml:131:16 (in flat_cache_rows at rules/rotary.yaml:145:29)",
       "flat_cache_rows.1.c", gen::kNoSlot, {"flat_cache_rows.1.c"}, {5}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 5},
-     {Check::kShape, "rules/rotary.yaml:118:16 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+     {Check::kShape, "rules/rotary.yaml:130:16 (in flat_cache_rows at rules/rotary.yaml:146:29)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kNative, "rules/rotary.yaml:118:31 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+     {Check::kNative, "rules/rotary.yaml:130:31 (in flat_cache_rows at rules/rotary.yaml:146:29)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_cache",
       gen::nativePredicate("rotary_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:119:16 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+     {Check::kNative, "rules/rotary.yaml:131:16 (in flat_cache_rows at rules/rotary.yaml:146:29)",
       "flat_cache_rows.2.c", gen::kNoSlot, {"flat_cache_rows.2.c"}, {6}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 6},
-     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {13, 9}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 10},
-     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {16, 9}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 10},
-     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {12, 9}, "last_axis",
       gen::nativePredicate("last_axis"), 10},
-     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {15, 9}, "last_axis",
       gen::nativePredicate("last_axis"), 10},
-     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {18, 9}, "last_axis",
       gen::nativePredicate("last_axis"), 10},
-     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {21, 9}, "last_axis",
       gen::nativePredicate("last_axis"), 10},
-     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {20, 9}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 10},
-     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {19}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 10},
-     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {22}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 10},
-     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:135:34)",
+     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:147:34)",
       "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {23, 9}, "split_halves",
       gen::nativePredicate("split_halves"), 10}},
     // rewrite variants
@@ -1138,14 +1132,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file):
-  // matchCosCache, matchPos, matchSinCache, matchX, matchConstant20, matchConstant32,
-  // matchConstant40, matchRotateHalf1I1, matchRotateHalf1C1, matchRotateHalf1I2,
+  // matchCosCache, matchPos, matchSinCache, matchX, matchConstant20, matchConstant40,
+  // matchConstant48, matchRotateHalf1I1, matchRotateHalf1C1, matchRotateHalf1I2,
   // matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2, matchRotateHalf1A2,
   // matchRotateHalf1P1, matchRotateHalf1P2.
 
   /// cache_rows.1.c = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:107:35 (in cache_rows
-  /// at rules/rotary.yaml:131:37))
+  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:119:35 (in cache_rows
+  /// at rules/rotary.yaml:143:37))
   bool matchCacheRows1C(ValueId v, gen::Next k) {
     if (seen(kCacheRows1C)) return same(kCacheRows1C, v) && k();
     if (!bind(kCacheRows1C, v)) return false;
@@ -1159,7 +1153,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Gather(cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:131:30)
+  /// Gather(cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:143:30)
   bool matchGather3(ValueId v, gen::Next k) {
     if (seen(kGather3)) return same(kGather3, v) && k();
     if (!bind(kGather3, v)) return false;
@@ -1168,7 +1162,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCacheRows1C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:131:20)
+  /// Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:143:20)
   bool matchUnsqueeze4(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze4)) return same(kUnsqueeze4, v) && k();
     if (!bind(kUnsqueeze4, v)) return false;
@@ -1178,8 +1172,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// cache_rows.2.c = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:107:35 (in cache_rows
-  /// at rules/rotary.yaml:132:37))
+  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:119:35 (in cache_rows
+  /// at rules/rotary.yaml:144:37))
   bool matchCacheRows2C(ValueId v, gen::Next k) {
     if (seen(kCacheRows2C)) return same(kCacheRows2C, v) && k();
     if (!bind(kCacheRows2C, v)) return false;
@@ -1193,7 +1187,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Gather(cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:132:30)
+  /// Gather(cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:144:30)
   bool matchGather7(ValueId v, gen::Next k) {
     if (seen(kGather7)) return same(kGather7, v) && k();
     if (!bind(kGather7, v)) return false;
@@ -1202,7 +1196,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCacheRows2C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:132:20)
+  /// Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:144:20)
   bool matchUnsqueeze8(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze8)) return same(kUnsqueeze8, v) && k();
     if (!bind(kUnsqueeze8, v)) return false;
@@ -1211,8 +1205,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchGather7(input(n, 0), k);
   }
 
-  /// flat_cache_rows.1.c = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:116:11 (in
-  /// flat_cache_rows at rules/rotary.yaml:133:29))
+  /// flat_cache_rows.1.c = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:128:11 (in
+  /// flat_cache_rows at rules/rotary.yaml:145:29))
   bool matchFlatCacheRows1C(ValueId v, gen::Next k) {
     if (seen(kFlatCacheRows1C)) return same(kFlatCacheRows1C, v) && k();
     if (!bind(kFlatCacheRows1C, v)) return false;
@@ -1234,7 +1228,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCosCache(v, k);
   }
 
-  /// Gather(flat_cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:133:22)
+  /// Gather(flat_cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:145:22)
   bool matchGather10(ValueId v, gen::Next k) {
     if (seen(kGather10)) return same(kGather10, v) && k();
     if (!bind(kGather10, v)) return false;
@@ -1243,8 +1237,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchFlatCacheRows1C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// flat_cache_rows.2.c = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:116:11 (in
-  /// flat_cache_rows at rules/rotary.yaml:134:29))
+  /// flat_cache_rows.2.c = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:128:11 (in
+  /// flat_cache_rows at rules/rotary.yaml:146:29))
   bool matchFlatCacheRows2C(ValueId v, gen::Next k) {
     if (seen(kFlatCacheRows2C)) return same(kFlatCacheRows2C, v) && k();
     if (!bind(kFlatCacheRows2C, v)) return false;
@@ -1266,7 +1260,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSinCache(v, k);
   }
 
-  /// Gather(flat_cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:134:22)
+  /// Gather(flat_cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:146:22)
   bool matchGather12(ValueId v, gen::Next k) {
     if (seen(kGather12)) return same(kGather12, v) && k();
     if (!bind(kGather12, v)) return false;
@@ -1276,7 +1270,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// cos = Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c,
-  /// pos, axis=0)  (rules/rotary.yaml:133:19)
+  /// pos, axis=0)  (rules/rotary.yaml:145:19)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     if (!bind(kCos, v)) return false;
@@ -1289,7 +1283,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// sin = Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.2.c,
-  /// pos, axis=0)  (rules/rotary.yaml:133:19)
+  /// pos, axis=0)  (rules/rotary.yaml:145:19)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
@@ -1301,7 +1295,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:135:17)
+  /// Mul(x, cos)  (rules/rotary.yaml:147:17)
   bool matchMul16(ValueId v, gen::Next k) {
     if (seen(kMul16)) return same(kMul16, v) && k();
     if (!bind(kMul16, v)) return false;
@@ -1316,7 +1310,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
-  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:135:34))
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -1325,7 +1319,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:135:30)
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:147:30)
   bool matchMul18(ValueId v, gen::Next k) {
     if (seen(kMul18)) return same(kMul18, v) && k();
     if (!bind(kMul18, v)) return false;
@@ -1339,7 +1333,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchRotateHalf1Rot(in1, [&] { return matchSin(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:135:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:147:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1353,20 +1347,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchMul16(in1, [&] { return matchMul18(in0, k); });
   }
 
-  /// _  (rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:131:37))
+  /// _  (rules/rotary.yaml:119:29 (in cache_rows at rules/rotary.yaml:143:37))
   bool matchAny21(ValueId v, gen::Next k) {
     if (seen(kAny21)) return same(kAny21, v) && k();
     return bind(kAny21, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:131:37))
+  /// 0  (rules/rotary.yaml:119:32 (in cache_rows at rules/rotary.yaml:143:37))
   bool matchConstant22(ValueId v, gen::Next k) {
     if (seen(kConstant22)) return same(kConstant22, v) && k();
     return bind(kConstant22, v) && constant(kConstant22, v) && k();
   }
 
-  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:107:12 (in cache_rows at
-  /// rules/rotary.yaml:131:37))
+  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:119:12 (in cache_rows at
+  /// rules/rotary.yaml:143:37))
   bool matchSlice23(ValueId v, gen::Next k) {
     if (seen(kSlice23)) return same(kSlice23, v) && k();
     if (!bind(kSlice23, v)) return false;
@@ -1388,26 +1382,26 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCosCache(v, k);
   }
 
-  /// 0  (rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:131:37))
+  /// 0  (rules/rotary.yaml:119:66 (in cache_rows at rules/rotary.yaml:143:37))
   bool matchConstant24(ValueId v, gen::Next k) {
     if (seen(kConstant24)) return same(kConstant24, v) && k();
     return bind(kConstant24, v) && constant(kConstant24, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:131:37))
+  /// _  (rules/rotary.yaml:119:69 (in cache_rows at rules/rotary.yaml:143:37))
   bool matchAny25(ValueId v, gen::Next k) {
     if (seen(kAny25)) return same(kAny25, v) && k();
     return bind(kAny25, v) && k();
   }
 
-  /// 2  (rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:131:37))
+  /// 2  (rules/rotary.yaml:119:72 (in cache_rows at rules/rotary.yaml:143:37))
   bool matchConstant26(ValueId v, gen::Next k) {
     if (seen(kConstant26)) return same(kConstant26, v) && k();
     return bind(kConstant26, v) && constant(kConstant26, v) && k();
   }
 
-  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:107:53 (in cache_rows at
-  /// rules/rotary.yaml:131:37))
+  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:119:53 (in cache_rows at
+  /// rules/rotary.yaml:143:37))
   bool matchSlice27(ValueId v, gen::Next k) {
     if (seen(kSlice27)) return same(kSlice27, v) && k();
     if (!bind(kSlice27, v)) return false;
@@ -1422,8 +1416,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     });
   }
 
-  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:107:45 (in cache_rows at
-  /// rules/rotary.yaml:131:37))
+  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:119:45 (in cache_rows at
+  /// rules/rotary.yaml:143:37))
   bool matchSqueeze28(ValueId v, gen::Next k) {
     if (seen(kSqueeze28)) return same(kSqueeze28, v) && k();
     if (!bind(kSqueeze28, v)) return false;
@@ -1432,8 +1426,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSlice27(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:107:37 (in
-  /// cache_rows at rules/rotary.yaml:131:37))
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:119:37 (in
+  /// cache_rows at rules/rotary.yaml:143:37))
   bool matchSqueeze29(ValueId v, gen::Next k) {
     if (seen(kSqueeze29)) return same(kSqueeze29, v) && k();
     if (!bind(kSqueeze29, v)) return false;
@@ -1442,20 +1436,26 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSqueeze28(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:131:37))
+  /// 0  (rules/rotary.yaml:120:43 (in cache_rows at rules/rotary.yaml:143:37))
   bool matchConstant30(ValueId v, gen::Next k) {
     if (seen(kConstant30)) return same(kConstant30, v) && k();
     return bind(kConstant30, v) && constant(kConstant30, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:131:37))
+  /// _  (rules/rotary.yaml:120:46 (in cache_rows at rules/rotary.yaml:143:37))
   bool matchAny31(ValueId v, gen::Next k) {
     if (seen(kAny31)) return same(kAny31, v) && k();
     return bind(kAny31, v) && k();
   }
 
-  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:108:30 (in cache_rows at
-  /// rules/rotary.yaml:131:37))
+  /// 2  (rules/rotary.yaml:120:49 (in cache_rows at rules/rotary.yaml:143:37))
+  bool matchConstant32(ValueId v, gen::Next k) {
+    if (seen(kConstant32)) return same(kConstant32, v) && k();
+    return bind(kConstant32, v) && constant(kConstant32, v) && k();
+  }
+
+  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:120:30 (in cache_rows at
+  /// rules/rotary.yaml:143:37))
   bool matchSlice33(ValueId v, gen::Next k) {
     if (seen(kSlice33)) return same(kSlice33, v) && k();
     if (!bind(kSlice33, v)) return false;
@@ -1470,8 +1470,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     });
   }
 
-  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:108:22 (in cache_rows at
-  /// rules/rotary.yaml:131:37))
+  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:120:22 (in cache_rows at
+  /// rules/rotary.yaml:143:37))
   bool matchSqueeze34(ValueId v, gen::Next k) {
     if (seen(kSqueeze34)) return same(kSqueeze34, v) && k();
     if (!bind(kSqueeze34, v)) return false;
@@ -1480,8 +1480,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSlice33(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:108:14 (in
-  /// cache_rows at rules/rotary.yaml:131:37))
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:120:14 (in
+  /// cache_rows at rules/rotary.yaml:143:37))
   bool matchSqueeze35(ValueId v, gen::Next k) {
     if (seen(kSqueeze35)) return same(kSqueeze35, v) && k();
     if (!bind(kSqueeze35, v)) return false;
@@ -1490,26 +1490,26 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSqueeze34(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:132:37))
+  /// 0  (rules/rotary.yaml:119:26 (in cache_rows at rules/rotary.yaml:144:37))
   bool matchConstant36(ValueId v, gen::Next k) {
     if (seen(kConstant36)) return same(kConstant36, v) && k();
     return bind(kConstant36, v) && constant(kConstant36, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:132:37))
+  /// _  (rules/rotary.yaml:119:29 (in cache_rows at rules/rotary.yaml:144:37))
   bool matchAny37(ValueId v, gen::Next k) {
     if (seen(kAny37)) return same(kAny37, v) && k();
     return bind(kAny37, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:132:37))
+  /// 0  (rules/rotary.yaml:119:32 (in cache_rows at rules/rotary.yaml:144:37))
   bool matchConstant38(ValueId v, gen::Next k) {
     if (seen(kConstant38)) return same(kConstant38, v) && k();
     return bind(kConstant38, v) && constant(kConstant38, v) && k();
   }
 
-  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:107:12 (in cache_rows at
-  /// rules/rotary.yaml:132:37))
+  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:119:12 (in cache_rows at
+  /// rules/rotary.yaml:144:37))
   bool matchSlice39(ValueId v, gen::Next k) {
     if (seen(kSlice39)) return same(kSlice39, v) && k();
     if (!bind(kSlice39, v)) return false;
@@ -1531,20 +1531,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSinCache(v, k);
   }
 
-  /// _  (rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:132:37))
+  /// _  (rules/rotary.yaml:119:69 (in cache_rows at rules/rotary.yaml:144:37))
   bool matchAny41(ValueId v, gen::Next k) {
     if (seen(kAny41)) return same(kAny41, v) && k();
     return bind(kAny41, v) && k();
   }
 
-  /// 2  (rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:132:37))
+  /// 2  (rules/rotary.yaml:119:72 (in cache_rows at rules/rotary.yaml:144:37))
   bool matchConstant42(ValueId v, gen::Next k) {
     if (seen(kConstant42)) return same(kConstant42, v) && k();
     return bind(kConstant42, v) && constant(kConstant42, v) && k();
   }
 
-  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:107:53 (in cache_rows at
-  /// rules/rotary.yaml:132:37))
+  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:119:53 (in cache_rows at
+  /// rules/rotary.yaml:144:37))
   bool matchSlice43(ValueId v, gen::Next k) {
     if (seen(kSlice43)) return same(kSlice43, v) && k();
     if (!bind(kSlice43, v)) return false;
@@ -1559,8 +1559,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     });
   }
 
-  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:107:45 (in cache_rows at
-  /// rules/rotary.yaml:132:37))
+  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:119:45 (in cache_rows at
+  /// rules/rotary.yaml:144:37))
   bool matchSqueeze44(ValueId v, gen::Next k) {
     if (seen(kSqueeze44)) return same(kSqueeze44, v) && k();
     if (!bind(kSqueeze44, v)) return false;
@@ -1569,8 +1569,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSlice43(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:107:37 (in
-  /// cache_rows at rules/rotary.yaml:132:37))
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:119:37 (in
+  /// cache_rows at rules/rotary.yaml:144:37))
   bool matchSqueeze45(ValueId v, gen::Next k) {
     if (seen(kSqueeze45)) return same(kSqueeze45, v) && k();
     if (!bind(kSqueeze45, v)) return false;
@@ -1579,26 +1579,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSqueeze44(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:132:37))
+  /// 0  (rules/rotary.yaml:120:43 (in cache_rows at rules/rotary.yaml:144:37))
   bool matchConstant46(ValueId v, gen::Next k) {
     if (seen(kConstant46)) return same(kConstant46, v) && k();
     return bind(kConstant46, v) && constant(kConstant46, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:132:37))
+  /// _  (rules/rotary.yaml:120:46 (in cache_rows at rules/rotary.yaml:144:37))
   bool matchAny47(ValueId v, gen::Next k) {
     if (seen(kAny47)) return same(kAny47, v) && k();
     return bind(kAny47, v) && k();
   }
 
-  /// 2  (rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:132:37))
-  bool matchConstant48(ValueId v, gen::Next k) {
-    if (seen(kConstant48)) return same(kConstant48, v) && k();
-    return bind(kConstant48, v) && constant(kConstant48, v) && k();
-  }
-
-  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:108:30 (in cache_rows at
-  /// rules/rotary.yaml:132:37))
+  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:120:30 (in cache_rows at
+  /// rules/rotary.yaml:144:37))
   bool matchSlice49(ValueId v, gen::Next k) {
     if (seen(kSlice49)) return same(kSlice49, v) && k();
     if (!bind(kSlice49, v)) return false;
@@ -1613,8 +1607,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     });
   }
 
-  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:108:22 (in cache_rows at
-  /// rules/rotary.yaml:132:37))
+  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:120:22 (in cache_rows at
+  /// rules/rotary.yaml:144:37))
   bool matchSqueeze50(ValueId v, gen::Next k) {
     if (seen(kSqueeze50)) return same(kSqueeze50, v) && k();
     if (!bind(kSqueeze50, v)) return false;
@@ -1623,8 +1617,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSlice49(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:108:14 (in
-  /// cache_rows at rules/rotary.yaml:132:37))
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:120:14 (in
+  /// cache_rows at rules/rotary.yaml:144:37))
   bool matchSqueeze51(ValueId v, gen::Next k) {
     if (seen(kSqueeze51)) return same(kSqueeze51, v) && k();
     if (!bind(kSqueeze51, v)) return false;
@@ -1633,43 +1627,43 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSqueeze50(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:133:29))
+  /// 0  (rules/rotary.yaml:128:25 (in flat_cache_rows at rules/rotary.yaml:145:29))
   bool matchConstant52(ValueId v, gen::Next k) {
     if (seen(kConstant52)) return same(kConstant52, v) && k();
     return bind(kConstant52, v) && constant(kConstant52, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:133:29))
+  /// _  (rules/rotary.yaml:128:28 (in flat_cache_rows at rules/rotary.yaml:145:29))
   bool matchAny53(ValueId v, gen::Next k) {
     if (seen(kAny53)) return same(kAny53, v) && k();
     return bind(kAny53, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:133:29))
+  /// 0  (rules/rotary.yaml:128:31 (in flat_cache_rows at rules/rotary.yaml:145:29))
   bool matchConstant54(ValueId v, gen::Next k) {
     if (seen(kConstant54)) return same(kConstant54, v) && k();
     return bind(kConstant54, v) && constant(kConstant54, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:134:29))
+  /// 0  (rules/rotary.yaml:128:25 (in flat_cache_rows at rules/rotary.yaml:146:29))
   bool matchConstant55(ValueId v, gen::Next k) {
     if (seen(kConstant55)) return same(kConstant55, v) && k();
     return bind(kConstant55, v) && constant(kConstant55, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:134:29))
+  /// _  (rules/rotary.yaml:128:28 (in flat_cache_rows at rules/rotary.yaml:146:29))
   bool matchAny56(ValueId v, gen::Next k) {
     if (seen(kAny56)) return same(kAny56, v) && k();
     return bind(kAny56, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:134:29))
+  /// 0  (rules/rotary.yaml:128:31 (in flat_cache_rows at rules/rotary.yaml:146:29))
   bool matchConstant57(ValueId v, gen::Next k) {
     if (seen(kConstant57)) return same(kConstant57, v) && k();
     return bind(kConstant57, v) && constant(kConstant57, v) && k();
   }
 
-  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:135:34))
+  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchShape58(ValueId v, gen::Next k) {
     if (seen(kShape58)) return same(kShape58, v) && k();
     if (!bind(kShape58, v)) return false;
@@ -1679,7 +1673,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
-  /// rules/rotary.yaml:135:34))
+  /// rules/rotary.yaml:147:34))
   bool matchGather60(ValueId v, gen::Next k) {
     if (seen(kGather60)) return same(kGather60, v) && k();
     if (!bind(kGather60, v)) return false;
@@ -1688,14 +1682,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchShape58(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
   }
 
-  /// 2  (rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:135:34))
+  /// 2  (rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchConstant61(ValueId v, gen::Next k) {
     if (seen(kConstant61)) return same(kConstant61, v) && k();
     return bind(kConstant61, v) && constant(kConstant61, v) && k();
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
-  /// rules/rotary.yaml:135:34))
+  /// rules/rotary.yaml:147:34))
   bool matchDiv62(ValueId v, gen::Next k) {
     if (seen(kDiv62)) return same(kDiv62, v) && k();
     if (!bind(kDiv62, v)) return false;
@@ -1705,7 +1699,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
-  /// (in rotate_half at rules/rotary.yaml:135:34))
+  /// (in rotate_half at rules/rotary.yaml:147:34))
   bool matchUnsqueeze63(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze63)) return same(kUnsqueeze63, v) && k();
     if (!bind(kUnsqueeze63, v)) return false;
@@ -1715,7 +1709,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1 
-  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:135:34))
+  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
     if (!bind(kRotateHalf1H1, v)) return false;
@@ -1727,7 +1721,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:135:34))
+  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchShape66(ValueId v, gen::Next k) {
     if (seen(kShape66)) return same(kShape66, v) && k();
     if (!bind(kShape66, v)) return false;
@@ -1737,7 +1731,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
-  /// rules/rotary.yaml:135:34))
+  /// rules/rotary.yaml:147:34))
   bool matchGather68(ValueId v, gen::Next k) {
     if (seen(kGather68)) return same(kGather68, v) && k();
     if (!bind(kGather68, v)) return false;
@@ -1746,14 +1740,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchShape66(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
   }
 
-  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:135:34))
+  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchConstant69(ValueId v, gen::Next k) {
     if (seen(kConstant69)) return same(kConstant69, v) && k();
     return bind(kConstant69, v) && constant(kConstant69, v) && k();
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
-  /// rules/rotary.yaml:135:34))
+  /// rules/rotary.yaml:147:34))
   bool matchDiv70(ValueId v, gen::Next k) {
     if (seen(kDiv70)) return same(kDiv70, v) && k();
     if (!bind(kDiv70, v)) return false;
@@ -1763,7 +1757,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
-  /// (in rotate_half at rules/rotary.yaml:135:34))
+  /// (in rotate_half at rules/rotary.yaml:147:34))
   bool matchUnsqueeze71(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze71)) return same(kUnsqueeze71, v) && k();
     if (!bind(kUnsqueeze71, v)) return false;
@@ -1773,7 +1767,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2 
-  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:135:34))
+  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
     if (!bind(kRotateHalf1H2, v)) return false;
@@ -1785,14 +1779,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:135:34))
+  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchConstant74(ValueId v, gen::Next k) {
     if (seen(kConstant74)) return same(kConstant74, v) && k();
     return bind(kConstant74, v) && constant(kConstant74, v) && k();
   }
 
   /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)  (rules/rotary.yaml:52:13
-  /// (in rotate_half at rules/rotary.yaml:135:34))
+  /// (in rotate_half at rules/rotary.yaml:147:34))
   bool matchRotateHalf1S1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S1)) return same(kRotateHalf1S1, v) && k();
     if (!bind(kRotateHalf1S1, v)) return false;
@@ -1808,7 +1802,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2) 
-  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:135:34))
+  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
     if (!bind(kRotateHalf1S2, v)) return false;
@@ -1824,7 +1818,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:135:34))
+  /// rotate_half at rules/rotary.yaml:147:34))
   bool matchRotateHalf1X1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X1)) return same(kRotateHalf1X1, v) && k();
     if (!bind(kRotateHalf1X1, v)) return false;
@@ -1837,7 +1831,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:135:34))
+  /// rotate_half at rules/rotary.yaml:147:34))
   bool matchRotateHalf1X2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X2)) return same(kRotateHalf1X2, v) && k();
     if (!bind(kRotateHalf1X2, v)) return false;
@@ -1849,7 +1843,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:135:34))
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:147:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -1860,28 +1854,28 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @heads), rules/rotary.yaml:144:9:
+  /// Variant 0 (when opset in [23, -] @heads), rules/rotary.yaml:156:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:145:24", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:151:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:151:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:157:24", "x")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:141:12");
+        "rules/rotary.yaml:153:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:142:12");
+        "rules/rotary.yaml:154:12");
     if (!t1) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:145:27", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:157:27", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a6_1 = attrHelper(
@@ -1889,8 +1883,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:145:40",
-        "rules/rotary.yaml:145:40");
+        "rules/rotary.yaml:157:40",
+        "rules/rotary.yaml:157:40");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -1898,20 +1892,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:144:9",
-        "rules/rotary.yaml:139:11")) return false;
+        "rules/rotary.yaml:156:9",
+        "rules/rotary.yaml:151:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:144:9",
-        "rules/rotary.yaml:139:11")) return false;
+        "rules/rotary.yaml:156:9",
+        "rules/rotary.yaml:151:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:144:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:145:17)")) return false;
+        "rules/rotary.yaml:156:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:157:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1931,27 +1925,27 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1 (when @heads), rules/rotary.yaml:144:9:
+  /// Variant 1 (when @heads), rules/rotary.yaml:156:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:145:24", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:145:27", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:151:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:151:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:157:24", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:157:27", "pos")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:141:12");
+        "rules/rotary.yaml:153:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:142:12");
+        "rules/rotary.yaml:154:12");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
@@ -1960,8 +1954,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:145:40",
-        "rules/rotary.yaml:145:40");
+        "rules/rotary.yaml:157:40",
+        "rules/rotary.yaml:157:40");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -1969,20 +1963,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:144:9",
-        "rules/rotary.yaml:139:11")) return false;
+        "rules/rotary.yaml:156:9",
+        "rules/rotary.yaml:151:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:144:9",
-        "rules/rotary.yaml:139:11")) return false;
+        "rules/rotary.yaml:156:9",
+        "rules/rotary.yaml:151:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:144:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:145:17)")) return false;
+        "rules/rotary.yaml:156:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:157:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2002,28 +1996,28 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
-  /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:146:9:
+  /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:158:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), pos, interleaved=0, num_heads=1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:146:24", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:151:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:151:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:158:24", "x")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:141:12");
+        "rules/rotary.yaml:153:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:142:12");
+        "rules/rotary.yaml:154:12");
     if (!t1) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:146:27", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:158:27", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     attrs6.push_back(gen::intAttribute("num_heads", 1));
@@ -2032,20 +2026,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:146:9",
-        "rules/rotary.yaml:139:11")) return false;
+        "rules/rotary.yaml:158:9",
+        "rules/rotary.yaml:151:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:146:9",
-        "rules/rotary.yaml:139:11")) return false;
+        "rules/rotary.yaml:158:9",
+        "rules/rotary.yaml:151:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:146:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:146:17)")) return false;
+        "rules/rotary.yaml:158:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:158:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2065,27 +2059,27 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
-  /// Variant 3, rules/rotary.yaml:146:9:
+  /// Variant 3, rules/rotary.yaml:158:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), interleaved=0, num_heads=1)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:146:24", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:146:27", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:151:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:151:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:158:24", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:158:27", "pos")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:141:12");
+        "rules/rotary.yaml:153:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:142:12");
+        "rules/rotary.yaml:154:12");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
@@ -2095,20 +2089,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:146:9",
-        "rules/rotary.yaml:139:11")) return false;
+        "rules/rotary.yaml:158:9",
+        "rules/rotary.yaml:151:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:146:9",
-        "rules/rotary.yaml:139:11")) return false;
+        "rules/rotary.yaml:158:9",
+        "rules/rotary.yaml:151:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:146:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:146:17)")) return false;
+        "rules/rotary.yaml:158:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:158:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2138,7 +2132,7 @@ class RotaryEmbeddingRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:127:5",
+            "rules/rotary.yaml:139:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -2160,7 +2154,7 @@ class RotaryEmbeddingRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:171
+// Generated from: rules/rotary.yaml:185
 // rotary_embedding_computed (priority 95): HF rotate-half RoPE with cos/sin computed from inv_freq and position_ids; needs --max-positions.
 //===----------------------------------------------------------------------===//
 
@@ -2168,225 +2162,251 @@ class RotaryEmbeddingRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingComputed() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_computed",
-    "rules/rotary.yaml:171:5",
-    28,  // root expr
+    "rules/rotary.yaml:185:5",
+    36,  // root expr
     // slots
-    {"inv_freq", "pos", "fr", "emb", "fc", "ct", "fs", "st", "cos", "sin", "x", "rotate_half.1.rot",
-     "y", "rotate_half.1.i1", "rotate_half.1.c1", "rotate_half.1.h1", "rotate_half.1.i2",
-     "rotate_half.1.c2", "rotate_half.1.h2", "rotate_half.1.a1", "rotate_half.1.s1",
-     "rotate_half.1.e2", "rotate_half.1.a2", "rotate_half.1.s2", "rotate_half.1.p1",
-     "rotate_half.1.p2", "rotate_half.1.x1", "rotate_half.1.x2"},
+    {"p0", "p1", "inv_freq", "pos", "fr", "emb", "fc", "ct", "fs", "st", "cos", "sin", "x",
+     "rotate_half.1.rot", "y", "rotate_half.1.i1", "rotate_half.1.c1", "rotate_half.1.h1",
+     "rotate_half.1.i2", "rotate_half.1.c2", "rotate_half.1.h2", "rotate_half.1.a1",
+     "rotate_half.1.s1", "rotate_half.1.e2", "rotate_half.1.a2", "rotate_half.1.s2",
+     "rotate_half.1.p1", "rotate_half.1.p2", "rotate_half.1.x1", "rotate_half.1.x2"},
     0,  // attribute captures
     4,  // shape symbols
     // exprs
     {
-      // 0: inv_freq
-      {"inv_freq", "rules/rotary.yaml:175:37", 0},
+      // 0: p0
+      {"p0", "rules/rotary.yaml:189:29", 0},
       // 1: _
-      {"_", "rules/rotary.yaml:175:47"},
-      // 2: Expand(inv_freq, _)
-      {"Expand", "rules/rotary.yaml:175:30", gen::kNoSlot, 2},
-      // 3: Expand(inv_freq, _) | inv_freq
-      {"alternatives", "rules/rotary.yaml:175:50"},
-      // 4: pos
-      {"pos", "rules/rotary.yaml:175:77", 1},
-      // 5: Unsqueeze(pos, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:175:67", gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:175:82", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
-      // 6: Cast(Unsqueeze(pos, axes=[1]), to=1)
-      {"Cast", "rules/rotary.yaml:175:62", gen::kNoSlot, 1,
-       {{"to", "rules/rotary.yaml:175:86", Attr::kEquals, {gen::intLiteral(1)}}}},
-      // 7: MatMul((Expand(inv_freq, _) | inv_freq), Cast(Unsqueeze(pos, axes=[1]), to=1))
-      {"MatMul", "rules/rotary.yaml:175:23", gen::kNoSlot, 2},
-      // 8: Transpose(MatMul((Expand(...) | inv_freq), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      {"Transpose", "rules/rotary.yaml:175:13", 2, 1,
-       {{"perm", "rules/rotary.yaml:176:23", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
-      // 9: Concat(fr, fr, axis=-1)
-      {"Concat", "rules/rotary.yaml:177:13", 3, 2,
-       {{"axis", "rules/rotary.yaml:177:28", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
-      // 10: Cos(emb)
-      {"Cos", "rules/rotary.yaml:178:23", gen::kNoSlot, 1},
-      // 11: fc
-      {"fc", "rules/rotary.yaml:178:33", 4},
-      // 12: Mul(Cos(emb), fc)
-      {"Mul", "rules/rotary.yaml:178:19", gen::kNoSlot, 2},
-      // 13: Cos(emb)
-      {"Cos", "rules/rotary.yaml:178:47", gen::kNoSlot, 1},
-      // 14: Mul(Cos(emb), fc) | Cos(emb)
-      {"alternatives", "rules/rotary.yaml:178:45"},
-      // 15: Cast?((Mul(Cos(...), fc) | Cos(emb)), to=1)
-      {"Cast", "rules/rotary.yaml:178:13", 5, 1,
-       {{"to", "rules/rotary.yaml:178:57", Attr::kOneOf,
+      {"_", "rules/rotary.yaml:189:33"},
+      // 2: 1
+      {"constant 1", "rules/rotary.yaml:189:36", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 3: Range(p0, _, 1)
+      {"Range", "rules/rotary.yaml:189:23", gen::kNoSlot, 3},
+      // 4: Unsqueeze(Range(p0, _, 1), axes=[0])
+      {"Unsqueeze", "rules/rotary.yaml:189:13", 1, 1,
+       {{"axes", "rules/rotary.yaml:189:40", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 5: inv_freq
+      {"inv_freq", "rules/rotary.yaml:190:37", 2},
+      // 6: _
+      {"_", "rules/rotary.yaml:190:47"},
+      // 7: Expand(inv_freq, _)
+      {"Expand", "rules/rotary.yaml:190:30", gen::kNoSlot, 2},
+      // 8: Expand(inv_freq, _) | inv_freq
+      {"alternatives", "rules/rotary.yaml:190:50"},
+      // 9: pos
+      {"pos", "rules/rotary.yaml:191:45", 3},
+      // 10: Unsqueeze(pos, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:191:35", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:191:50", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 11: Cast(Unsqueeze(pos, axes=[1]), to=1)
+      {"Cast", "rules/rotary.yaml:191:30", gen::kNoSlot, 1,
+       {{"to", "rules/rotary.yaml:191:54", Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 12: Unsqueeze(p1, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:192:37", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:192:51", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 13: Cast(Unsqueeze(p1, axes=[1]), to=1)
+      {"Cast", "rules/rotary.yaml:192:32", gen::kNoSlot, 1,
+       {{"to", "rules/rotary.yaml:192:55", Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 14: Cast(Unsqueeze(pos, axes=[1]), to=1) | Cast(Unsqueeze(p1, axes=[1]), to=1)
+      {"alternatives", "rules/rotary.yaml:192:30"},
+      // 15: MatMul((Expand(inv_freq, _) | inv_freq), (Cast(Unsqueeze(...), to=1) | Cast(Unsqueeze(...), to=1)))
+      {"MatMul", "rules/rotary.yaml:190:23", gen::kNoSlot, 2},
+      // 16: Transpose(MatMul((Expand(...) | inv_freq), (Cast(...) | Cast(...))), perm=[0, 2, 1])
+      {"Transpose", "rules/rotary.yaml:190:13", 4, 1,
+       {{"perm", "rules/rotary.yaml:193:23", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      // 17: Concat(fr, fr, axis=-1)
+      {"Concat", "rules/rotary.yaml:194:13", 5, 2,
+       {{"axis", "rules/rotary.yaml:194:28", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      // 18: Cos(emb)
+      {"Cos", "rules/rotary.yaml:195:23", gen::kNoSlot, 1},
+      // 19: fc
+      {"fc", "rules/rotary.yaml:195:33", 6},
+      // 20: Mul(Cos(emb), fc)
+      {"Mul", "rules/rotary.yaml:195:19", gen::kNoSlot, 2},
+      // 21: Cos(emb)
+      {"Cos", "rules/rotary.yaml:195:47", gen::kNoSlot, 1},
+      // 22: Mul(Cos(emb), fc) | Cos(emb)
+      {"alternatives", "rules/rotary.yaml:195:45"},
+      // 23: Cast?((Mul(Cos(...), fc) | Cos(emb)), to=1)
+      {"Cast", "rules/rotary.yaml:195:13", 7, 1,
+       {{"to", "rules/rotary.yaml:195:57", Attr::kOneOf,
          {gen::intLiteral(1), gen::intLiteral(10)}}}},
-      // 16: Sin(emb)
-      {"Sin", "rules/rotary.yaml:179:23", gen::kNoSlot, 1},
-      // 17: fs
-      {"fs", "rules/rotary.yaml:179:33", 6},
-      // 18: Mul(Sin(emb), fs)
-      {"Mul", "rules/rotary.yaml:179:19", gen::kNoSlot, 2},
-      // 19: Sin(emb)
-      {"Sin", "rules/rotary.yaml:179:47", gen::kNoSlot, 1},
-      // 20: Mul(Sin(emb), fs) | Sin(emb)
-      {"alternatives", "rules/rotary.yaml:179:45"},
-      // 21: Cast?((Mul(Sin(...), fs) | Sin(emb)), to=1)
-      {"Cast", "rules/rotary.yaml:179:13", 7, 1,
-       {{"to", "rules/rotary.yaml:179:57", Attr::kOneOf,
+      // 24: Sin(emb)
+      {"Sin", "rules/rotary.yaml:196:23", gen::kNoSlot, 1},
+      // 25: fs
+      {"fs", "rules/rotary.yaml:196:33", 8},
+      // 26: Mul(Sin(emb), fs)
+      {"Mul", "rules/rotary.yaml:196:19", gen::kNoSlot, 2},
+      // 27: Sin(emb)
+      {"Sin", "rules/rotary.yaml:196:47", gen::kNoSlot, 1},
+      // 28: Mul(Sin(emb), fs) | Sin(emb)
+      {"alternatives", "rules/rotary.yaml:196:45"},
+      // 29: Cast?((Mul(Sin(...), fs) | Sin(emb)), to=1)
+      {"Cast", "rules/rotary.yaml:196:13", 9, 1,
+       {{"to", "rules/rotary.yaml:196:57", Attr::kOneOf,
          {gen::intLiteral(1), gen::intLiteral(10)}}}},
-      // 22: Unsqueeze(ct, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:180:13", 8, 1,
-       {{"axes", "rules/rotary.yaml:180:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
-      // 23: Unsqueeze(st, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:181:13", 9, 1,
-       {{"axes", "rules/rotary.yaml:181:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
-      // 24: x
-      {"x", "rules/rotary.yaml:182:21", 10},
-      // 25: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:182:17", gen::kNoSlot, 2},
-      // 26: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
-      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:182:34)", 11, 2,
-       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:182:34)",
+      // 30: Unsqueeze(ct, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:197:13", 10, 1,
+       {{"axes", "rules/rotary.yaml:197:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 31: Unsqueeze(st, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:198:13", 11, 1,
+       {{"axes", "rules/rotary.yaml:198:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 32: x
+      {"x", "rules/rotary.yaml:199:21", 12},
+      // 33: Mul(x, cos)
+      {"Mul", "rules/rotary.yaml:199:17", gen::kNoSlot, 2},
+      // 34: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:199:34)", 13, 2,
+       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:199:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
-      // 27: Mul(rotate_half.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:182:30", gen::kNoSlot, 2},
-      // 28: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      {"Add", "rules/rotary.yaml:182:13", 12, 2},
-      // 29: Shape(x)
-      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:182:34)",
-       gen::kNoSlot, 1},
-      // 30: rotate_half.1.i1
-      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:182:34)",
-       13},
-      // 31: Gather(Shape(x), rotate_half.1.i1)
-      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:182:34)",
-       gen::kNoSlot, 2},
-      // 32: 2
-      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:182:34)",
-       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
-      // 33: Div(Gather(Shape(x), rotate_half.1.i1), 2)
-      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:182:34)", gen::kNoSlot,
-       2},
-      // 34: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:182:34)",
-       gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:182:34)",
-         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
-      // 35: rotate_half.1.c1
-      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:182:34)",
-       14},
-      // 36: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:182:34)",
-       15},
+      // 35: Mul(rotate_half.1.rot, sin)
+      {"Mul", "rules/rotary.yaml:199:30", gen::kNoSlot, 2},
+      // 36: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
+      {"Add", "rules/rotary.yaml:199:13", 14, 2},
       // 37: Shape(x)
-      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:182:34)",
+      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 1},
-      // 38: rotate_half.1.i2
-      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:182:34)",
-       16},
-      // 39: Gather(Shape(x), rotate_half.1.i2)
-      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:182:34)",
+      // 38: rotate_half.1.i1
+      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:199:34)",
+       15},
+      // 39: Gather(Shape(x), rotate_half.1.i1)
+      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 2},
       // 40: 2
-      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:182:34)",
+      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
-      // 41: Div(Gather(Shape(x), rotate_half.1.i2), 2)
-      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:182:34)", gen::kNoSlot,
+      // 41: Div(Gather(Shape(x), rotate_half.1.i1), 2)
+      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:199:34)", gen::kNoSlot,
        2},
-      // 42: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:182:34)",
+      // 42: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
+      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:182:34)",
+       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:199:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
-      // 43: rotate_half.1.c2
-      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:182:34)",
+      // 43: rotate_half.1.c1
+      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:199:34)",
+       16},
+      // 44: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:199:34)",
        17},
-      // 44: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:182:34)",
+      // 45: Shape(x)
+      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:199:34)",
+       gen::kNoSlot, 1},
+      // 46: rotate_half.1.i2
+      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:199:34)",
        18},
-      // 45: 0
-      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:182:34)",
-       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
-      // 46: rotate_half.1.a1
-      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:182:34)",
+      // 47: Gather(Shape(x), rotate_half.1.i2)
+      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:199:34)",
+       gen::kNoSlot, 2},
+      // 48: 2
+      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:199:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 49: Div(Gather(Shape(x), rotate_half.1.i2), 2)
+      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:199:34)", gen::kNoSlot,
+       2},
+      // 50: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
+      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:199:34)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:199:34)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 51: rotate_half.1.c2
+      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:199:34)",
        19},
-      // 47: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
-      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:182:34)", 20, 4},
-      // 48: rotate_half.1.e2
-      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:182:34)",
+      // 52: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:199:34)",
+       20},
+      // 53: 0
+      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:199:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 54: rotate_half.1.a1
+      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:199:34)",
        21},
-      // 49: rotate_half.1.a2
-      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:182:34)",
-       22},
-      // 50: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:182:34)", 23, 4},
-      // 51: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:182:34)", 24, 1,
-       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:182:34)",
+      // 55: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
+      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:199:34)", 22, 4},
+      // 56: rotate_half.1.e2
+      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:199:34)",
+       23},
+      // 57: rotate_half.1.a2
+      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:199:34)",
+       24},
+      // 58: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:199:34)", 25, 4},
+      // 59: Split(x, axis=-1)
+      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:199:34)", 26, 1,
+       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:199:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
-       {}, 1e-06, 0, {}, false, {{1, 25, "rotate_half.1.p2"}}},
-      // 52: rotate_half.1.p2
-      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:182:34)",
-       25},
-      // 53: rotate_half.1.s1 | rotate_half.1.p1
-      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:182:34)",
-       26, 0, {}, {}, 1e-06, 0, {}, false, {}, {54}},
-      // 54: rotate_half.1.s2 | rotate_half.1.p2
-      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:182:34)",
-       27, 0, {}, {}, 1e-06, 0, {}, false, {}, {53}},
-      // 55: Neg(rotate_half.1.x2)
-      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:182:34)", gen::kNoSlot,
+       {}, 1e-06, 0, {}, false, {{1, 27, "rotate_half.1.p2"}}},
+      // 60: rotate_half.1.p2
+      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:199:34)",
+       27},
+      // 61: rotate_half.1.s1 | rotate_half.1.p1
+      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:199:34)",
+       28, 0, {}, {}, 1e-06, 0, {}, false, {}, {62}},
+      // 62: rotate_half.1.s2 | rotate_half.1.p2
+      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:199:34)",
+       29, 0, {}, {}, 1e-06, 0, {}, false, {}, {61}},
+      // 63: Neg(rotate_half.1.x2)
+      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:199:34)", gen::kNoSlot,
        1},
     },
     // constraints
-    {{Check::kNative, "rules/rotary.yaml:184:19", "pos", gen::kNoSlot, {"pos"}, {1},
+    {{Check::kNative, "rules/rotary.yaml:201:19", "pos", gen::kNoSlot, {"pos"}, {3},
       "max_positions_known", gen::nativePredicate("max_positions_known")},
-     {Check::kShape, "rules/rotary.yaml:184:55", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:201:55", "pos", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:184:70", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:201:70", "pos", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kShape, "rules/rotary.yaml:185:19", "x", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kNative, "rules/rotary.yaml:202:19", "p1", gen::kNoSlot, {"p1"}, {1},
+      "max_positions_known", gen::nativePredicate("max_positions_known")},
+     {Check::kShape, "rules/rotary.yaml:202:54", "p1", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"1", "S"}, {{Dim::kStatic, 1}, {Dim::kSymbol, 0, 1}}},
+     {Check::kElemType, "rules/rotary.yaml:202:69", "p1", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"int64"}, {7}},
+     {Check::kRank, "rules/rotary.yaml:203:19", "p0", 0, {}, {}, "", nullptr, gen::kNoSlot, {0}},
+     {Check::kShape, "rules/rotary.yaml:204:19", "x", 12, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:186:19", "inv_freq", gen::kNoSlot, {"inv_freq", "x"},
-      {0, 10}, "rotary_inv_freq", gen::nativePredicate("rotary_inv_freq")},
-     {Check::kScalar, "rules/rotary.yaml:187:19", "fc", 4},
-     {Check::kElemType, "rules/rotary.yaml:187:33", "fc", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kNative, "rules/rotary.yaml:205:19", "inv_freq", gen::kNoSlot, {"inv_freq", "x"},
+      {2, 12}, "rotary_inv_freq", gen::nativePredicate("rotary_inv_freq")},
+     {Check::kScalar, "rules/rotary.yaml:206:19", "fc", 6},
+     {Check::kElemType, "rules/rotary.yaml:206:33", "fc", 6, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kScalar, "rules/rotary.yaml:188:19", "fs", 6},
-     {Check::kElemType, "rules/rotary.yaml:188:33", "fs", 6, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kScalar, "rules/rotary.yaml:207:19", "fs", 8},
+     {Check::kElemType, "rules/rotary.yaml:207:33", "fs", 8, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {14, 10}, "half_last_dim",
-      gen::nativePredicate("half_last_dim"), 11},
-     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {17, 10}, "half_last_dim",
-      gen::nativePredicate("half_last_dim"), 11},
-     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {13, 10}, "last_axis",
-      gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {16, 10}, "last_axis",
-      gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {19, 10}, "last_axis",
-      gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {22, 10}, "last_axis",
-      gen::nativePredicate("last_axis"), 11},
-     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {21, 10}, "slice_to_end",
-      gen::nativePredicate("slice_to_end"), 11},
-     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {20}, "slice_unit_steps",
-      gen::nativePredicate("slice_unit_steps"), 11},
-     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {23}, "slice_unit_steps",
-      gen::nativePredicate("slice_unit_steps"), 11},
-     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:182:34)",
-      "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {24, 10}, "split_halves",
-      gen::nativePredicate("split_halves"), 11}},
+     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {16, 12}, "half_last_dim",
+      gen::nativePredicate("half_last_dim"), 13},
+     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {19, 12}, "half_last_dim",
+      gen::nativePredicate("half_last_dim"), 13},
+     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {15, 12}, "last_axis",
+      gen::nativePredicate("last_axis"), 13},
+     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {18, 12}, "last_axis",
+      gen::nativePredicate("last_axis"), 13},
+     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {21, 12}, "last_axis",
+      gen::nativePredicate("last_axis"), 13},
+     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {24, 12}, "last_axis",
+      gen::nativePredicate("last_axis"), 13},
+     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {23, 12}, "slice_to_end",
+      gen::nativePredicate("slice_to_end"), 13},
+     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {22}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 13},
+     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {25}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 13},
+     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:199:34)",
+      "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {26, 12}, "split_halves",
+      gen::nativePredicate("split_halves"), 13}},
     // rewrite variants
-    {{true, "", 23, -1, {{{14, 0}, {20, 0}}}}, {true, "", -1, -1, {{{14, 0}, {20, 0}}}},
-     {true, "", 23}, {}},
+    {{true, "", -1, 22, {{{22, 0}, {28, 0}}, {{14, 1}}}}, {true, "", 23, -1, {{{22, 0}, {28, 0}}}},
+     {true, "", -1, -1, {{{22, 0}, {28, 0}}}}, {true, "", -1, 22, {{{14, 1}}}}, {true, "", 23}, {}},
   };
   return spec;
 }
@@ -2394,62 +2414,70 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
 /// Expr ids of rule rotary_embedding_computed (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingComputedIds {
   enum : gen::ExprId {
-    kInvFreq = 0,
-    kAny = 1,
-    kExpand = 2,
-    kAnyOf3 = 3,
-    kPos = 4,
-    kUnsqueeze5 = 5,
-    kCast = 6,
-    kMatMul = 7,
-    kFr = 8,
-    kEmb = 9,
-    kCos10 = 10,
-    kFc = 11,
-    kMul12 = 12,
-    kCos13 = 13,
+    kP0 = 0,
+    kAny1 = 1,
+    kConstant2 = 2,
+    kRange = 3,
+    kP1 = 4,
+    kInvFreq = 5,
+    kAny6 = 6,
+    kExpand = 7,
+    kAnyOf8 = 8,
+    kPos = 9,
+    kUnsqueeze10 = 10,
+    kCast11 = 11,
+    kUnsqueeze12 = 12,
+    kCast13 = 13,
     kAnyOf14 = 14,
-    kCt = 15,
-    kSin16 = 16,
-    kFs = 17,
-    kMul18 = 18,
-    kSin19 = 19,
-    kAnyOf20 = 20,
-    kSt = 21,
-    kCos22 = 22,
-    kSin23 = 23,
-    kX = 24,
-    kMul25 = 25,
-    kRotateHalf1Rot = 26,
-    kMul27 = 27,
-    kY = 28,
-    kShape29 = 29,
-    kRotateHalf1I1 = 30,
-    kGather31 = 31,
-    kConstant32 = 32,
-    kDiv33 = 33,
-    kUnsqueeze34 = 34,
-    kRotateHalf1C1 = 35,
-    kRotateHalf1H1 = 36,
+    kMatMul = 15,
+    kFr = 16,
+    kEmb = 17,
+    kCos18 = 18,
+    kFc = 19,
+    kMul20 = 20,
+    kCos21 = 21,
+    kAnyOf22 = 22,
+    kCt = 23,
+    kSin24 = 24,
+    kFs = 25,
+    kMul26 = 26,
+    kSin27 = 27,
+    kAnyOf28 = 28,
+    kSt = 29,
+    kCos30 = 30,
+    kSin31 = 31,
+    kX = 32,
+    kMul33 = 33,
+    kRotateHalf1Rot = 34,
+    kMul35 = 35,
+    kY = 36,
     kShape37 = 37,
-    kRotateHalf1I2 = 38,
+    kRotateHalf1I1 = 38,
     kGather39 = 39,
     kConstant40 = 40,
     kDiv41 = 41,
     kUnsqueeze42 = 42,
-    kRotateHalf1C2 = 43,
-    kRotateHalf1H2 = 44,
-    kConstant45 = 45,
-    kRotateHalf1A1 = 46,
-    kRotateHalf1S1 = 47,
-    kRotateHalf1E2 = 48,
-    kRotateHalf1A2 = 49,
-    kRotateHalf1S2 = 50,
-    kRotateHalf1P1 = 51,
-    kRotateHalf1P2 = 52,
-    kRotateHalf1X1 = 53,
-    kRotateHalf1X2 = 54,
-    kNeg = 55,
+    kRotateHalf1C1 = 43,
+    kRotateHalf1H1 = 44,
+    kShape45 = 45,
+    kRotateHalf1I2 = 46,
+    kGather47 = 47,
+    kConstant48 = 48,
+    kDiv49 = 49,
+    kUnsqueeze50 = 50,
+    kRotateHalf1C2 = 51,
+    kRotateHalf1H2 = 52,
+    kConstant53 = 53,
+    kRotateHalf1A1 = 54,
+    kRotateHalf1S1 = 55,
+    kRotateHalf1E2 = 56,
+    kRotateHalf1A2 = 57,
+    kRotateHalf1S2 = 58,
+    kRotateHalf1P1 = 59,
+    kRotateHalf1P2 = 60,
+    kRotateHalf1X1 = 61,
+    kRotateHalf1X2 = 62,
+    kNeg = 63,
   };
 };
 
@@ -2479,106 +2507,189 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         return rewrite2();
       case 3:
         return rewrite3();
+      case 4:
+        return rewrite4();
+      case 5:
+        return rewrite5();
     }
     return false;
   }
 
  private:
   enum : uint32_t {
-    kSlotInvFreq = 0,
-    kSlotPos = 1,
-    kSlotFr = 2,
-    kSlotEmb = 3,
-    kSlotFc = 4,
-    kSlotCt = 5,
-    kSlotFs = 6,
-    kSlotSt = 7,
-    kSlotCos = 8,
-    kSlotSin = 9,
-    kSlotX = 10,
-    kSlotRotateHalf1Rot = 11,
-    kSlotY = 12,
-    kSlotRotateHalf1I1 = 13,
-    kSlotRotateHalf1C1 = 14,
-    kSlotRotateHalf1H1 = 15,
-    kSlotRotateHalf1I2 = 16,
-    kSlotRotateHalf1C2 = 17,
-    kSlotRotateHalf1H2 = 18,
-    kSlotRotateHalf1A1 = 19,
-    kSlotRotateHalf1S1 = 20,
-    kSlotRotateHalf1E2 = 21,
-    kSlotRotateHalf1A2 = 22,
-    kSlotRotateHalf1S2 = 23,
-    kSlotRotateHalf1P1 = 24,
-    kSlotRotateHalf1P2 = 25,
-    kSlotRotateHalf1X1 = 26,
-    kSlotRotateHalf1X2 = 27,
+    kSlotP0 = 0,
+    kSlotP1 = 1,
+    kSlotInvFreq = 2,
+    kSlotPos = 3,
+    kSlotFr = 4,
+    kSlotEmb = 5,
+    kSlotFc = 6,
+    kSlotCt = 7,
+    kSlotFs = 8,
+    kSlotSt = 9,
+    kSlotCos = 10,
+    kSlotSin = 11,
+    kSlotX = 12,
+    kSlotRotateHalf1Rot = 13,
+    kSlotY = 14,
+    kSlotRotateHalf1I1 = 15,
+    kSlotRotateHalf1C1 = 16,
+    kSlotRotateHalf1H1 = 17,
+    kSlotRotateHalf1I2 = 18,
+    kSlotRotateHalf1C2 = 19,
+    kSlotRotateHalf1H2 = 20,
+    kSlotRotateHalf1A1 = 21,
+    kSlotRotateHalf1S1 = 22,
+    kSlotRotateHalf1E2 = 23,
+    kSlotRotateHalf1A2 = 24,
+    kSlotRotateHalf1S2 = 25,
+    kSlotRotateHalf1P1 = 26,
+    kSlotRotateHalf1P2 = 27,
+    kSlotRotateHalf1X1 = 28,
+    kSlotRotateHalf1X2 = 29,
   };
 
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file):
-  // matchAny, matchPos, matchX, matchRotateHalf1I1, matchConstant32, matchRotateHalf1C1,
-  // matchRotateHalf1I2, matchConstant40, matchRotateHalf1C2, matchRotateHalf1A1,
-  // matchRotateHalf1E2, matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
+  // matchPos, matchX, matchRotateHalf1I1, matchConstant40, matchRotateHalf1C1, matchRotateHalf1I2,
+  // matchConstant48, matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2,
+  // matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
 
-  /// inv_freq  (rules/rotary.yaml:175:37)
+  /// p0  (rules/rotary.yaml:189:29)
+  bool matchP0(ValueId v, gen::Next k) {
+    if (seen(kP0)) return same(kP0, v) && k();
+    return bind(kP0, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:189:33)
+  bool matchAny1(ValueId v, gen::Next k) {
+    if (seen(kAny1)) return same(kAny1, v) && k();
+    return bind(kAny1, v) && k();
+  }
+
+  /// 1  (rules/rotary.yaml:189:36)
+  bool matchConstant2(ValueId v, gen::Next k) {
+    if (seen(kConstant2)) return same(kConstant2, v) && k();
+    return bind(kConstant2, v) && constant(kConstant2, v) && k();
+  }
+
+  /// Range(p0, _, 1)  (rules/rotary.yaml:189:23)
+  bool matchRange(ValueId v, gen::Next k) {
+    if (seen(kRange)) return same(kRange, v) && k();
+    if (!bind(kRange, v)) return false;
+    const NodeId n = node(kRange, v, op::kRange);
+    if (n == kNoId || !attrs(kRange, n, v)) return false;
+    return matchP0(input(n, 0), [&] {
+      return matchAny1(input(n, 1), [&] {
+        return matchConstant2(input(n, 2), k);
+      });
+    });
+  }
+
+  /// p1 = Unsqueeze(Range(p0, _, 1), axes=[0])  (rules/rotary.yaml:189:13)
+  bool matchP1(ValueId v, gen::Next k) {
+    if (seen(kP1)) return same(kP1, v) && k();
+    if (!bind(kP1, v)) return false;
+    const NodeId n = node(kP1, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kP1, n, v)) return false;
+    return matchRange(input(n, 0), k);
+  }
+
+  /// inv_freq  (rules/rotary.yaml:190:37)
   bool matchInvFreq(ValueId v, gen::Next k) {
     if (seen(kInvFreq)) return same(kInvFreq, v) && k();
     return bind(kInvFreq, v) && k();
   }
 
-  /// Expand(inv_freq, _)  (rules/rotary.yaml:175:30)
+  /// _  (rules/rotary.yaml:190:47)
+  bool matchAny6(ValueId v, gen::Next k) {
+    if (seen(kAny6)) return same(kAny6, v) && k();
+    return bind(kAny6, v) && k();
+  }
+
+  /// Expand(inv_freq, _)  (rules/rotary.yaml:190:30)
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
     const NodeId n = node(kExpand, v, op::kExpand);
     if (n == kNoId || !attrs(kExpand, n, v)) return false;
-    return matchInvFreq(input(n, 0), [&] { return matchAny(input(n, 1), k); });
+    return matchInvFreq(input(n, 0), [&] { return matchAny6(input(n, 1), k); });
   }
 
-  /// Expand(inv_freq, _) | inv_freq  (rules/rotary.yaml:175:50)
-  bool matchAnyOf3(ValueId v, gen::Next k) {
-    if (seen(kAnyOf3)) return same(kAnyOf3, v) && k();
-    if (!bind(kAnyOf3, v)) return false;
+  /// Expand(inv_freq, _) | inv_freq  (rules/rotary.yaml:190:50)
+  bool matchAnyOf8(ValueId v, gen::Next k) {
+    if (seen(kAnyOf8)) return same(kAnyOf8, v) && k();
+    if (!bind(kAnyOf8, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf3, 0) && matchExpand(v, k)) return true;
+    if (choose(kAnyOf8, 0) && matchExpand(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf3, 1) && matchInvFreq(v, k)) return true;
+    if (choose(kAnyOf8, 1) && matchInvFreq(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:175:67)
-  bool matchUnsqueeze5(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze5)) return same(kUnsqueeze5, v) && k();
-    if (!bind(kUnsqueeze5, v)) return false;
-    const NodeId n = node(kUnsqueeze5, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze5, n, v)) return false;
+  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:191:35)
+  bool matchUnsqueeze10(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze10)) return same(kUnsqueeze10, v) && k();
+    if (!bind(kUnsqueeze10, v)) return false;
+    const NodeId n = node(kUnsqueeze10, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze10, n, v)) return false;
     return matchPos(input(n, 0), k);
   }
 
-  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:175:62)
-  bool matchCast(ValueId v, gen::Next k) {
-    if (seen(kCast)) return same(kCast, v) && k();
-    if (!bind(kCast, v)) return false;
-    const NodeId n = node(kCast, v, op::kCast);
-    if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchUnsqueeze5(input(n, 0), k);
+  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:191:30)
+  bool matchCast11(ValueId v, gen::Next k) {
+    if (seen(kCast11)) return same(kCast11, v) && k();
+    if (!bind(kCast11, v)) return false;
+    const NodeId n = node(kCast11, v, op::kCast);
+    if (n == kNoId || !attrs(kCast11, n, v)) return false;
+    return matchUnsqueeze10(input(n, 0), k);
   }
 
-  /// MatMul((Expand(inv_freq, _) | inv_freq), Cast(Unsqueeze(pos, axes=[1]), to=1)) 
-  /// (rules/rotary.yaml:175:23)
+  /// Unsqueeze(p1, axes=[1])  (rules/rotary.yaml:192:37)
+  bool matchUnsqueeze12(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze12)) return same(kUnsqueeze12, v) && k();
+    if (!bind(kUnsqueeze12, v)) return false;
+    const NodeId n = node(kUnsqueeze12, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze12, n, v)) return false;
+    return matchP1(input(n, 0), k);
+  }
+
+  /// Cast(Unsqueeze(p1, axes=[1]), to=1)  (rules/rotary.yaml:192:32)
+  bool matchCast13(ValueId v, gen::Next k) {
+    if (seen(kCast13)) return same(kCast13, v) && k();
+    if (!bind(kCast13, v)) return false;
+    const NodeId n = node(kCast13, v, op::kCast);
+    if (n == kNoId || !attrs(kCast13, n, v)) return false;
+    return matchUnsqueeze12(input(n, 0), k);
+  }
+
+  /// Cast(Unsqueeze(pos, axes=[1]), to=1) | Cast(Unsqueeze(p1, axes=[1]), to=1) 
+  /// (rules/rotary.yaml:192:30)
+  bool matchAnyOf14(ValueId v, gen::Next k) {
+    if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
+    if (!bind(kAnyOf14, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf14, 0) && matchCast11(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf14, 1) && matchCast13(v, k)) return true;  // @arange_positions
+    undo(m);
+    return false;
+  }
+
+  /// MatMul((Expand(inv_freq, _) | inv_freq), (Cast(Unsqueeze(...), to=1) | Cast(Unsqueeze(...),
+  /// to=1)))  (rules/rotary.yaml:190:23)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
     const NodeId n = node(kMatMul, v, op::kMatMul);
     if (n == kNoId || !attrs(kMatMul, n, v)) return false;
-    return matchAnyOf3(input(n, 0), [&] { return matchCast(input(n, 1), k); });
+    return matchAnyOf8(input(n, 0), [&] { return matchAnyOf14(input(n, 1), k); });
   }
 
-  /// fr = Transpose(MatMul((Expand(...) | inv_freq), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1]) 
-  /// (rules/rotary.yaml:175:13)
+  /// fr = Transpose(MatMul((Expand(...) | inv_freq), (Cast(...) | Cast(...))), perm=[0, 2, 1]) 
+  /// (rules/rotary.yaml:190:13)
   bool matchFr(ValueId v, gen::Next k) {
     if (seen(kFr)) return same(kFr, v) && k();
     if (!bind(kFr, v)) return false;
@@ -2587,7 +2698,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchMatMul(input(n, 0), k);
   }
 
-  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:177:13)
+  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:194:13)
   bool matchEmb(ValueId v, gen::Next k) {
     if (seen(kEmb)) return same(kEmb, v) && k();
     if (!bind(kEmb, v)) return false;
@@ -2596,172 +2707,172 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:178:23)
-  bool matchCos10(ValueId v, gen::Next k) {
-    if (seen(kCos10)) return same(kCos10, v) && k();
-    if (!bind(kCos10, v)) return false;
-    const NodeId n = node(kCos10, v, op::kCos);
-    if (n == kNoId || !attrs(kCos10, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:195:23)
+  bool matchCos18(ValueId v, gen::Next k) {
+    if (seen(kCos18)) return same(kCos18, v) && k();
+    if (!bind(kCos18, v)) return false;
+    const NodeId n = node(kCos18, v, op::kCos);
+    if (n == kNoId || !attrs(kCos18, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// fc  (rules/rotary.yaml:178:33)
+  /// fc  (rules/rotary.yaml:195:33)
   bool matchFc(ValueId v, gen::Next k) {
     if (seen(kFc)) return same(kFc, v) && k();
     return bind(kFc, v) && k();
   }
 
-  /// Mul(Cos(emb), fc)  (rules/rotary.yaml:178:19)
-  bool matchMul12(ValueId v, gen::Next k) {
-    if (seen(kMul12)) return same(kMul12, v) && k();
-    if (!bind(kMul12, v)) return false;
-    const NodeId n = node(kMul12, v, op::kMul);
-    if (n == kNoId || !attrs(kMul12, n, v)) return false;
+  /// Mul(Cos(emb), fc)  (rules/rotary.yaml:195:19)
+  bool matchMul20(ValueId v, gen::Next k) {
+    if (seen(kMul20)) return same(kMul20, v) && k();
+    if (!bind(kMul20, v)) return false;
+    const NodeId n = node(kMul20, v, op::kMul);
+    if (n == kNoId || !attrs(kMul20, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchCos10(in0, [&] { return matchFc(in1, k); })) return true;
+    if (matchCos18(in0, [&] { return matchFc(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchCos10(in1, [&] { return matchFc(in0, k); });
+    return matchCos18(in1, [&] { return matchFc(in0, k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:178:47)
-  bool matchCos13(ValueId v, gen::Next k) {
-    if (seen(kCos13)) return same(kCos13, v) && k();
-    if (!bind(kCos13, v)) return false;
-    const NodeId n = node(kCos13, v, op::kCos);
-    if (n == kNoId || !attrs(kCos13, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:195:47)
+  bool matchCos21(ValueId v, gen::Next k) {
+    if (seen(kCos21)) return same(kCos21, v) && k();
+    if (!bind(kCos21, v)) return false;
+    const NodeId n = node(kCos21, v, op::kCos);
+    if (n == kNoId || !attrs(kCos21, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), fc) | Cos(emb)  (rules/rotary.yaml:178:45)
-  bool matchAnyOf14(ValueId v, gen::Next k) {
-    if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
-    if (!bind(kAnyOf14, v)) return false;
+  /// Mul(Cos(emb), fc) | Cos(emb)  (rules/rotary.yaml:195:45)
+  bool matchAnyOf22(ValueId v, gen::Next k) {
+    if (seen(kAnyOf22)) return same(kAnyOf22, v) && k();
+    if (!bind(kAnyOf22, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf14, 0) && matchMul12(v, k)) return true;  // @scaled
+    if (choose(kAnyOf22, 0) && matchMul20(v, k)) return true;  // @scaled
     undo(m);
-    if (choose(kAnyOf14, 1) && matchCos13(v, k)) return true;
+    if (choose(kAnyOf22, 1) && matchCos21(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// ct = Cast?((Mul(Cos(...), fc) | Cos(emb)), to=1)  (rules/rotary.yaml:178:13)
+  /// ct = Cast?((Mul(Cos(...), fc) | Cos(emb)), to=1)  (rules/rotary.yaml:195:13)
   bool matchCt(ValueId v, gen::Next k) {
     if (seen(kCt)) return same(kCt, v) && k();
     if (!bind(kCt, v)) return false;
     auto present = [&] {
       const NodeId n = node(kCt, v, op::kCast);
       if (n == kNoId || !attrs(kCt, n, v)) return false;
-      return matchAnyOf14(input(n, 0), k);
+      return matchAnyOf22(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
     // absent: Cast stands for its input
-    return matchAnyOf14(v, k);
+    return matchAnyOf22(v, k);
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:179:23)
-  bool matchSin16(ValueId v, gen::Next k) {
-    if (seen(kSin16)) return same(kSin16, v) && k();
-    if (!bind(kSin16, v)) return false;
-    const NodeId n = node(kSin16, v, op::kSin);
-    if (n == kNoId || !attrs(kSin16, n, v)) return false;
+  /// Sin(emb)  (rules/rotary.yaml:196:23)
+  bool matchSin24(ValueId v, gen::Next k) {
+    if (seen(kSin24)) return same(kSin24, v) && k();
+    if (!bind(kSin24, v)) return false;
+    const NodeId n = node(kSin24, v, op::kSin);
+    if (n == kNoId || !attrs(kSin24, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// fs  (rules/rotary.yaml:179:33)
+  /// fs  (rules/rotary.yaml:196:33)
   bool matchFs(ValueId v, gen::Next k) {
     if (seen(kFs)) return same(kFs, v) && k();
     return bind(kFs, v) && k();
   }
 
-  /// Mul(Sin(emb), fs)  (rules/rotary.yaml:179:19)
-  bool matchMul18(ValueId v, gen::Next k) {
-    if (seen(kMul18)) return same(kMul18, v) && k();
-    if (!bind(kMul18, v)) return false;
-    const NodeId n = node(kMul18, v, op::kMul);
-    if (n == kNoId || !attrs(kMul18, n, v)) return false;
+  /// Mul(Sin(emb), fs)  (rules/rotary.yaml:196:19)
+  bool matchMul26(ValueId v, gen::Next k) {
+    if (seen(kMul26)) return same(kMul26, v) && k();
+    if (!bind(kMul26, v)) return false;
+    const NodeId n = node(kMul26, v, op::kMul);
+    if (n == kNoId || !attrs(kMul26, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchSin16(in0, [&] { return matchFs(in1, k); })) return true;
+    if (matchSin24(in0, [&] { return matchFs(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchSin16(in1, [&] { return matchFs(in0, k); });
+    return matchSin24(in1, [&] { return matchFs(in0, k); });
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:179:47)
-  bool matchSin19(ValueId v, gen::Next k) {
-    if (seen(kSin19)) return same(kSin19, v) && k();
-    if (!bind(kSin19, v)) return false;
-    const NodeId n = node(kSin19, v, op::kSin);
-    if (n == kNoId || !attrs(kSin19, n, v)) return false;
+  /// Sin(emb)  (rules/rotary.yaml:196:47)
+  bool matchSin27(ValueId v, gen::Next k) {
+    if (seen(kSin27)) return same(kSin27, v) && k();
+    if (!bind(kSin27, v)) return false;
+    const NodeId n = node(kSin27, v, op::kSin);
+    if (n == kNoId || !attrs(kSin27, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Sin(emb), fs) | Sin(emb)  (rules/rotary.yaml:179:45)
-  bool matchAnyOf20(ValueId v, gen::Next k) {
-    if (seen(kAnyOf20)) return same(kAnyOf20, v) && k();
-    if (!bind(kAnyOf20, v)) return false;
+  /// Mul(Sin(emb), fs) | Sin(emb)  (rules/rotary.yaml:196:45)
+  bool matchAnyOf28(ValueId v, gen::Next k) {
+    if (seen(kAnyOf28)) return same(kAnyOf28, v) && k();
+    if (!bind(kAnyOf28, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf20, 0) && matchMul18(v, k)) return true;  // @scaled
+    if (choose(kAnyOf28, 0) && matchMul26(v, k)) return true;  // @scaled
     undo(m);
-    if (choose(kAnyOf20, 1) && matchSin19(v, k)) return true;
+    if (choose(kAnyOf28, 1) && matchSin27(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// st = Cast?((Mul(Sin(...), fs) | Sin(emb)), to=1)  (rules/rotary.yaml:179:13)
+  /// st = Cast?((Mul(Sin(...), fs) | Sin(emb)), to=1)  (rules/rotary.yaml:196:13)
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(kSt)) return same(kSt, v) && k();
     if (!bind(kSt, v)) return false;
     auto present = [&] {
       const NodeId n = node(kSt, v, op::kCast);
       if (n == kNoId || !attrs(kSt, n, v)) return false;
-      return matchAnyOf20(input(n, 0), k);
+      return matchAnyOf28(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
     // absent: Cast stands for its input
-    return matchAnyOf20(v, k);
+    return matchAnyOf28(v, k);
   }
 
-  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:180:13)
-  bool matchCos22(ValueId v, gen::Next k) {
-    if (seen(kCos22)) return same(kCos22, v) && k();
-    if (!bind(kCos22, v)) return false;
-    const NodeId n = node(kCos22, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos22, n, v)) return false;
+  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:197:13)
+  bool matchCos30(ValueId v, gen::Next k) {
+    if (seen(kCos30)) return same(kCos30, v) && k();
+    if (!bind(kCos30, v)) return false;
+    const NodeId n = node(kCos30, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos30, n, v)) return false;
     return matchCt(input(n, 0), k);
   }
 
-  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:181:13)
-  bool matchSin23(ValueId v, gen::Next k) {
-    if (seen(kSin23)) return same(kSin23, v) && k();
-    if (!bind(kSin23, v)) return false;
-    const NodeId n = node(kSin23, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin23, n, v)) return false;
+  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:198:13)
+  bool matchSin31(ValueId v, gen::Next k) {
+    if (seen(kSin31)) return same(kSin31, v) && k();
+    if (!bind(kSin31, v)) return false;
+    const NodeId n = node(kSin31, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin31, n, v)) return false;
     return matchSt(input(n, 0), k);
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:182:17)
-  bool matchMul25(ValueId v, gen::Next k) {
-    if (seen(kMul25)) return same(kMul25, v) && k();
-    if (!bind(kMul25, v)) return false;
-    const NodeId n = node(kMul25, v, op::kMul);
-    if (n == kNoId || !attrs(kMul25, n, v)) return false;
+  /// Mul(x, cos)  (rules/rotary.yaml:199:17)
+  bool matchMul33(ValueId v, gen::Next k) {
+    if (seen(kMul33)) return same(kMul33, v) && k();
+    if (!bind(kMul33, v)) return false;
+    const NodeId n = node(kMul33, v, op::kMul);
+    if (n == kNoId || !attrs(kMul33, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos22(in1, k); })) return true;
+    if (matchX(in0, [&] { return matchCos30(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos22(in0, k); });
+    return matchX(in1, [&] { return matchCos30(in0, k); });
   }
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
-  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -2770,21 +2881,21 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:182:30)
-  bool matchMul27(ValueId v, gen::Next k) {
-    if (seen(kMul27)) return same(kMul27, v) && k();
-    if (!bind(kMul27, v)) return false;
-    const NodeId n = node(kMul27, v, op::kMul);
-    if (n == kNoId || !attrs(kMul27, n, v)) return false;
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:199:30)
+  bool matchMul35(ValueId v, gen::Next k) {
+    if (seen(kMul35)) return same(kMul35, v) && k();
+    if (!bind(kMul35, v)) return false;
+    const NodeId n = node(kMul35, v, op::kMul);
+    if (n == kNoId || !attrs(kMul35, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchRotateHalf1Rot(in0, [&] { return matchSin23(in1, k); })) return true;
+    if (matchRotateHalf1Rot(in0, [&] { return matchSin31(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchRotateHalf1Rot(in1, [&] { return matchSin23(in0, k); });
+    return matchRotateHalf1Rot(in1, [&] { return matchSin31(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:182:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:199:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2792,65 +2903,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul25(in0, [&] { return matchMul27(in1, k); })) return true;
+    if (matchMul33(in0, [&] { return matchMul35(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul25(in1, [&] { return matchMul27(in0, k); });
+    return matchMul33(in1, [&] { return matchMul35(in0, k); });
   }
 
-  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:182:34))
-  bool matchShape29(ValueId v, gen::Next k) {
-    if (seen(kShape29)) return same(kShape29, v) && k();
-    if (!bind(kShape29, v)) return false;
-    const NodeId n = node(kShape29, v, op::kShape);
-    if (n == kNoId || !attrs(kShape29, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
-  /// rules/rotary.yaml:182:34))
-  bool matchGather31(ValueId v, gen::Next k) {
-    if (seen(kGather31)) return same(kGather31, v) && k();
-    if (!bind(kGather31, v)) return false;
-    const NodeId n = node(kGather31, v, op::kGather);
-    if (n == kNoId || !attrs(kGather31, n, v)) return false;
-    return matchShape29(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
-  }
-
-  /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
-  /// rules/rotary.yaml:182:34))
-  bool matchDiv33(ValueId v, gen::Next k) {
-    if (seen(kDiv33)) return same(kDiv33, v) && k();
-    if (!bind(kDiv33, v)) return false;
-    const NodeId n = node(kDiv33, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv33, n, v)) return false;
-    return matchGather31(input(n, 0), [&] { return matchConstant32(input(n, 1), k); });
-  }
-
-  /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
-  /// (in rotate_half at rules/rotary.yaml:182:34))
-  bool matchUnsqueeze34(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze34)) return same(kUnsqueeze34, v) && k();
-    if (!bind(kUnsqueeze34, v)) return false;
-    const NodeId n = node(kUnsqueeze34, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze34, n, v)) return false;
-    return matchDiv33(input(n, 0), k);
-  }
-
-  /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1 
-  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:182:34))
-  bool matchRotateHalf1H1(ValueId v, gen::Next k) {
-    if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
-    if (!bind(kRotateHalf1H1, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kRotateHalf1H1, 0) && matchUnsqueeze34(v, k)) return true;
-    undo(m);
-    if (choose(kRotateHalf1H1, 1) && matchRotateHalf1C1(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:182:34))
+  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(kShape37)) return same(kShape37, v) && k();
     if (!bind(kShape37, v)) return false;
@@ -2859,18 +2918,18 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchX(input(n, 0), k);
   }
 
-  /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
-  /// rules/rotary.yaml:182:34))
+  /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
+  /// rules/rotary.yaml:199:34))
   bool matchGather39(ValueId v, gen::Next k) {
     if (seen(kGather39)) return same(kGather39, v) && k();
     if (!bind(kGather39, v)) return false;
     const NodeId n = node(kGather39, v, op::kGather);
     if (n == kNoId || !attrs(kGather39, n, v)) return false;
-    return matchShape37(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
+    return matchShape37(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
   }
 
-  /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
-  /// rules/rotary.yaml:182:34))
+  /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
+  /// rules/rotary.yaml:199:34))
   bool matchDiv41(ValueId v, gen::Next k) {
     if (seen(kDiv41)) return same(kDiv41, v) && k();
     if (!bind(kDiv41, v)) return false;
@@ -2879,8 +2938,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchGather39(input(n, 0), [&] { return matchConstant40(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
-  /// (in rotate_half at rules/rotary.yaml:182:34))
+  /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
+  /// (in rotate_half at rules/rotary.yaml:199:34))
   bool matchUnsqueeze42(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze42)) return same(kUnsqueeze42, v) && k();
     if (!bind(kUnsqueeze42, v)) return false;
@@ -2889,34 +2948,86 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchDiv41(input(n, 0), k);
   }
 
+  /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1 
+  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:199:34))
+  bool matchRotateHalf1H1(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
+    if (!bind(kRotateHalf1H1, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kRotateHalf1H1, 0) && matchUnsqueeze42(v, k)) return true;
+    undo(m);
+    if (choose(kRotateHalf1H1, 1) && matchRotateHalf1C1(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:199:34))
+  bool matchShape45(ValueId v, gen::Next k) {
+    if (seen(kShape45)) return same(kShape45, v) && k();
+    if (!bind(kShape45, v)) return false;
+    const NodeId n = node(kShape45, v, op::kShape);
+    if (n == kNoId || !attrs(kShape45, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
+  /// rules/rotary.yaml:199:34))
+  bool matchGather47(ValueId v, gen::Next k) {
+    if (seen(kGather47)) return same(kGather47, v) && k();
+    if (!bind(kGather47, v)) return false;
+    const NodeId n = node(kGather47, v, op::kGather);
+    if (n == kNoId || !attrs(kGather47, n, v)) return false;
+    return matchShape45(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
+  }
+
+  /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
+  /// rules/rotary.yaml:199:34))
+  bool matchDiv49(ValueId v, gen::Next k) {
+    if (seen(kDiv49)) return same(kDiv49, v) && k();
+    if (!bind(kDiv49, v)) return false;
+    const NodeId n = node(kDiv49, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv49, n, v)) return false;
+    return matchGather47(input(n, 0), [&] { return matchConstant48(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
+  /// (in rotate_half at rules/rotary.yaml:199:34))
+  bool matchUnsqueeze50(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze50)) return same(kUnsqueeze50, v) && k();
+    if (!bind(kUnsqueeze50, v)) return false;
+    const NodeId n = node(kUnsqueeze50, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze50, n, v)) return false;
+    return matchDiv49(input(n, 0), k);
+  }
+
   /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2 
-  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
     if (!bind(kRotateHalf1H2, v)) return false;
     const uint32_t m = mark();
-    if (choose(kRotateHalf1H2, 0) && matchUnsqueeze42(v, k)) return true;
+    if (choose(kRotateHalf1H2, 0) && matchUnsqueeze50(v, k)) return true;
     undo(m);
     if (choose(kRotateHalf1H2, 1) && matchRotateHalf1C2(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:182:34))
-  bool matchConstant45(ValueId v, gen::Next k) {
-    if (seen(kConstant45)) return same(kConstant45, v) && k();
-    return bind(kConstant45, v) && constant(kConstant45, v) && k();
+  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:199:34))
+  bool matchConstant53(ValueId v, gen::Next k) {
+    if (seen(kConstant53)) return same(kConstant53, v) && k();
+    return bind(kConstant53, v) && constant(kConstant53, v) && k();
   }
 
   /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)  (rules/rotary.yaml:52:13
-  /// (in rotate_half at rules/rotary.yaml:182:34))
+  /// (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1S1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S1)) return same(kRotateHalf1S1, v) && k();
     if (!bind(kRotateHalf1S1, v)) return false;
     const NodeId n = node(kRotateHalf1S1, v, op::kSlice);
     if (n == kNoId || !attrs(kRotateHalf1S1, n, v)) return false;
     return matchX(input(n, 0), [&] {
-      return matchConstant45(input(n, 1), [&] {
+      return matchConstant53(input(n, 1), [&] {
         return matchRotateHalf1H1(input(n, 2), [&] {
           return matchRotateHalf1A1(input(n, 3), k);
         });
@@ -2925,7 +3036,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2) 
-  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:182:34))
+  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
     if (!bind(kRotateHalf1S2, v)) return false;
@@ -2941,7 +3052,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:182:34))
+  /// rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1X1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X1)) return same(kRotateHalf1X1, v) && k();
     if (!bind(kRotateHalf1X1, v)) return false;
@@ -2954,7 +3065,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:182:34))
+  /// rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1X2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X2)) return same(kRotateHalf1X2, v) && k();
     if (!bind(kRotateHalf1X2, v)) return false;
@@ -2966,7 +3077,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:182:34))
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -2977,74 +3088,174 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @scaled), rules/rotary.yaml:191:9:
+  /// Variant 0 (when opset in [-1, 22] @scaled @arange_positions), rules/rotary.yaml:210:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), tensor(helper, rotary_scaled_cos_from_freq), tensor(helper, rotary_scaled_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:208:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:208:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:208:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:208:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:212:22", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:212:47", "p0")) return false;
+    std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t11) return false;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t8 = helperTensor(
+        gen::tensorHelper("rotary_scaled_cos_from_freq"),
+        {kSlotInvFreq, kSlotCt, kSlotFc},
+        {"inv_freq", "ct", "fc"},
+        "rules/rotary.yaml:213:22");
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = helperTensor(
+        gen::tensorHelper("rotary_scaled_sin_from_freq"),
+        {kSlotInvFreq, kSlotSt, kSlotFs},
+        {"inv_freq", "st", "fs"},
+        "rules/rotary.yaml:214:22");
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a10_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:215:22",
+        "rules/rotary.yaml:215:22");
+    if (!a10_1) return false;
+    attrs10.push_back(std::move(*a10_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:212:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v6 = slot(kSlotP0);
+    const ValueId v11 = rw_.addInitializer(std::move(*t11), ruleName());
+    NodeSpec spec7;
+    spec7.op = op::kReshape;
+    spec7.inputs = {v6, v11};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kComMicrosoftRotaryEmbedding;
+    spec10.inputs = {v4, v7, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
+  }
+
+  /// Variant 1 (when opset in [23, -] @scaled), rules/rotary.yaml:210:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_scaled_cos_from_freq), tensor(helper, rotary_scaled_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite0() {
+  bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:189:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:189:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:189:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:189:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:193:22", "x")) return false;
-    std::optional<onnx::TensorProto> t6 = helperTensor(
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:208:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:208:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:208:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:208:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:212:22", "x")) return false;
+    std::optional<onnx::TensorProto> t8 = helperTensor(
         gen::tensorHelper("rotary_scaled_cos_from_freq"),
         {kSlotInvFreq, kSlotCt, kSlotFc},
         {"inv_freq", "ct", "fc"},
-        "rules/rotary.yaml:193:30");
-    if (!t6) return false;
-    std::optional<onnx::TensorProto> t7 = helperTensor(
+        "rules/rotary.yaml:213:22");
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_scaled_sin_from_freq"),
         {kSlotInvFreq, kSlotSt, kSlotFs},
         {"inv_freq", "st", "fs"},
-        "rules/rotary.yaml:194:22");
-    if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:193:25", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    attrs8.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        "rules/rotary.yaml:214:22");
+    if (!t9) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:212:42", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a10_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:195:22",
-        "rules/rotary.yaml:195:22");
-    if (!a8_1) return false;
-    attrs8.push_back(std::move(*a8_1));
+        "rules/rotary.yaml:215:22",
+        "rules/rotary.yaml:215:22");
+    if (!a10_1) return false;
+    attrs10.push_back(std::move(*a10_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:193:15)")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:212:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3053,87 +3264,87 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
     const ValueId v4 = slot(kSlotX);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
     const ValueId v5 = slot(kSlotPos);
-    NodeSpec spec8;
-    spec8.op = op::kRotaryEmbedding;
-    spec8.inputs = {v4, v6, v7, v5};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
+    NodeSpec spec10;
+    spec10.op = op::kRotaryEmbedding;
+    spec10.inputs = {v4, v8, v9, v5};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
   }
 
-  /// Variant 1 (when @scaled), rules/rotary.yaml:191:9:
+  /// Variant 2 (when @scaled), rules/rotary.yaml:210:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_scaled_cos_from_freq), tensor(helper, rotary_scaled_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite1() {
+  bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:189:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:189:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:189:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:189:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:193:22", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:193:25", "pos")) return false;
-    std::optional<onnx::TensorProto> t6 = helperTensor(
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:208:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:208:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:208:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:208:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:212:22", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:212:42", "pos")) return false;
+    std::optional<onnx::TensorProto> t8 = helperTensor(
         gen::tensorHelper("rotary_scaled_cos_from_freq"),
         {kSlotInvFreq, kSlotCt, kSlotFc},
         {"inv_freq", "ct", "fc"},
-        "rules/rotary.yaml:193:30");
-    if (!t6) return false;
-    std::optional<onnx::TensorProto> t7 = helperTensor(
+        "rules/rotary.yaml:213:22");
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_scaled_sin_from_freq"),
         {kSlotInvFreq, kSlotSt, kSlotFs},
         {"inv_freq", "st", "fs"},
-        "rules/rotary.yaml:194:22");
-    if (!t7) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    attrs8.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        "rules/rotary.yaml:214:22");
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a10_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:195:22",
-        "rules/rotary.yaml:195:22");
-    if (!a8_1) return false;
-    attrs8.push_back(std::move(*a8_1));
+        "rules/rotary.yaml:215:22",
+        "rules/rotary.yaml:215:22");
+    if (!a10_1) return false;
+    attrs10.push_back(std::move(*a10_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:191:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:193:15)")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:212:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3143,86 +3354,186 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     const ValueId v3 = slot(kSlotSt);
     const ValueId v4 = slot(kSlotX);
     const ValueId v5 = slot(kSlotPos);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftRotaryEmbedding;
-    spec8.inputs = {v4, v5, v6, v7};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kComMicrosoftRotaryEmbedding;
+    spec10.inputs = {v4, v5, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
   }
 
-  /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:196:9:
+  /// Variant 3 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:216:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:208:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:208:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:208:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:208:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:217:22", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:217:47", "p0")) return false;
+    std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t11) return false;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t8 = helperTensor(
+        gen::tensorHelper("rotary_cos_from_freq"),
+        {kSlotInvFreq, kSlotCt},
+        {"inv_freq", "ct"},
+        "rules/rotary.yaml:217:52");
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = helperTensor(
+        gen::tensorHelper("rotary_sin_from_freq"),
+        {kSlotInvFreq, kSlotSt},
+        {"inv_freq", "st"},
+        "rules/rotary.yaml:218:22");
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a10_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:219:22",
+        "rules/rotary.yaml:219:22");
+    if (!a10_1) return false;
+    attrs10.push_back(std::move(*a10_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:217:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v6 = slot(kSlotP0);
+    const ValueId v11 = rw_.addInitializer(std::move(*t11), ruleName());
+    NodeSpec spec7;
+    spec7.op = op::kReshape;
+    spec7.inputs = {v6, v11};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kComMicrosoftRotaryEmbedding;
+    spec10.inputs = {v4, v7, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
+  }
+
+  /// Variant 4 (when opset in [23, -]), rules/rotary.yaml:216:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite2() {
+  bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:189:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:189:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:189:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:189:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:197:22", "x")) return false;
-    std::optional<onnx::TensorProto> t6 = helperTensor(
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:208:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:208:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:208:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:208:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:217:22", "x")) return false;
+    std::optional<onnx::TensorProto> t8 = helperTensor(
         gen::tensorHelper("rotary_cos_from_freq"),
         {kSlotInvFreq, kSlotCt},
         {"inv_freq", "ct"},
-        "rules/rotary.yaml:197:30");
-    if (!t6) return false;
-    std::optional<onnx::TensorProto> t7 = helperTensor(
+        "rules/rotary.yaml:217:52");
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_sin_from_freq"),
         {kSlotInvFreq, kSlotSt},
         {"inv_freq", "st"},
-        "rules/rotary.yaml:198:22");
-    if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:197:25", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    attrs8.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        "rules/rotary.yaml:218:22");
+    if (!t9) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:217:42", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a10_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:199:22",
-        "rules/rotary.yaml:199:22");
-    if (!a8_1) return false;
-    attrs8.push_back(std::move(*a8_1));
+        "rules/rotary.yaml:219:22",
+        "rules/rotary.yaml:219:22");
+    if (!a10_1) return false;
+    attrs10.push_back(std::move(*a10_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:197:15)")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:217:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3231,87 +3542,87 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
     const ValueId v4 = slot(kSlotX);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
     const ValueId v5 = slot(kSlotPos);
-    NodeSpec spec8;
-    spec8.op = op::kRotaryEmbedding;
-    spec8.inputs = {v4, v6, v7, v5};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
+    NodeSpec spec10;
+    spec10.op = op::kRotaryEmbedding;
+    spec10.inputs = {v4, v8, v9, v5};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
   }
 
-  /// Variant 3, rules/rotary.yaml:196:9:
+  /// Variant 5, rules/rotary.yaml:216:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite3() {
+  bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:189:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:189:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:189:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:189:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:197:22", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:197:25", "pos")) return false;
-    std::optional<onnx::TensorProto> t6 = helperTensor(
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:208:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:208:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:208:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:208:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:217:22", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:217:42", "pos")) return false;
+    std::optional<onnx::TensorProto> t8 = helperTensor(
         gen::tensorHelper("rotary_cos_from_freq"),
         {kSlotInvFreq, kSlotCt},
         {"inv_freq", "ct"},
-        "rules/rotary.yaml:197:30");
-    if (!t6) return false;
-    std::optional<onnx::TensorProto> t7 = helperTensor(
+        "rules/rotary.yaml:217:52");
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_sin_from_freq"),
         {kSlotInvFreq, kSlotSt},
         {"inv_freq", "st"},
-        "rules/rotary.yaml:198:22");
-    if (!t7) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    attrs8.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        "rules/rotary.yaml:218:22");
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a10_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:199:22",
-        "rules/rotary.yaml:199:22");
-    if (!a8_1) return false;
-    attrs8.push_back(std::move(*a8_1));
+        "rules/rotary.yaml:219:22",
+        "rules/rotary.yaml:219:22");
+    if (!a10_1) return false;
+    attrs10.push_back(std::move(*a10_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:189:11")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:208:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:196:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:197:15)")) return false;
+        "rules/rotary.yaml:216:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:217:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3321,16 +3632,16 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     const ValueId v3 = slot(kSlotSt);
     const ValueId v4 = slot(kSlotX);
     const ValueId v5 = slot(kSlotPos);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftRotaryEmbedding;
-    spec8.inputs = {v4, v5, v6, v7};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kComMicrosoftRotaryEmbedding;
+    spec10.inputs = {v4, v5, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
   }
 };
 
@@ -3343,8 +3654,8 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:171:5",
-            {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+            "rules/rotary.yaml:185:5",
+            {op::kReshape, op::kComMicrosoftRotaryEmbedding, op::kRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -3365,7 +3676,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:211
+// Generated from: rules/rotary.yaml:231
 // rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H] with repeat_interleave'd caches.
 //===----------------------------------------------------------------------===//
 
@@ -3373,7 +3684,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved",
-    "rules/rotary.yaml:211:5",
+    "rules/rotary.yaml:231:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -3385,157 +3696,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:215:30", 0},
+      {"cos_cache", "rules/rotary.yaml:235:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:215:41", 1},
+      {"pos", "rules/rotary.yaml:235:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:215:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:215:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:235:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:235:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:215:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:215:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:235:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:235:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:216:30", 3},
+      {"sin_cache", "rules/rotary.yaml:236:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:216:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:216:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:236:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:236:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:216:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:216:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:236:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:236:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:217:21", 5},
+      {"x", "rules/rotary.yaml:237:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:217:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:237:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:217:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:237:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:217:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:237:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:217:13", 7, 2},
+      {"Add", "rules/rotary.yaml:237:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:237:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:237:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:217:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:237:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:237:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:237:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:217:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:237:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:217:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:237:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:217:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:217:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:217:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:237:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:217:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:217:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:217:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:217:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:217:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:217:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:237:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:217:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:237:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:237:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:217:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:237:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:219:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:239:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:220:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:240:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/rotary.yaml:220:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:240:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:217:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:237:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:217:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:237:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:217:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:237:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:217:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:237:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:217:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:237:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:217:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:237:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:217:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:237:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:217:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:237:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:217:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:237:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -3645,28 +3956,28 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:222:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:242:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:221:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:221:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:223:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:241:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:241:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:243:18", "x")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:223:26");
+        "rules/rotary.yaml:243:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:224:18");
+        "rules/rotary.yaml:244:18");
     if (!t5) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:223:21", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:243:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 = attrHelper(
@@ -3674,8 +3985,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:225:18",
-        "rules/rotary.yaml:225:18");
+        "rules/rotary.yaml:245:18",
+        "rules/rotary.yaml:245:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -3683,20 +3994,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:222:5",
-        "rules/rotary.yaml:221:11")) return false;
+        "rules/rotary.yaml:242:5",
+        "rules/rotary.yaml:241:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:222:5",
-        "rules/rotary.yaml:221:11")) return false;
+        "rules/rotary.yaml:242:5",
+        "rules/rotary.yaml:241:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:222:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:223:11)")) return false;
+        "rules/rotary.yaml:242:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:243:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3716,27 +4027,27 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1, rules/rotary.yaml:222:5:
+  /// Variant 1, rules/rotary.yaml:242:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:221:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:221:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:223:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:223:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:241:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:241:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:243:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:243:21", "pos")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:223:26");
+        "rules/rotary.yaml:243:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:224:18");
+        "rules/rotary.yaml:244:18");
     if (!t5) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
@@ -3745,8 +4056,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:225:18",
-        "rules/rotary.yaml:225:18");
+        "rules/rotary.yaml:245:18",
+        "rules/rotary.yaml:245:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -3754,20 +4065,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:222:5",
-        "rules/rotary.yaml:221:11")) return false;
+        "rules/rotary.yaml:242:5",
+        "rules/rotary.yaml:241:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:222:5",
-        "rules/rotary.yaml:221:11")) return false;
+        "rules/rotary.yaml:242:5",
+        "rules/rotary.yaml:241:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:222:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:223:11)")) return false;
+        "rules/rotary.yaml:242:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:243:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3797,7 +4108,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:211:5",
+            "rules/rotary.yaml:231:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -3819,7 +4130,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:227
+// Generated from: rules/rotary.yaml:247
 // rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads (before the permute), as 3-D RotaryEmbedding.
 //===----------------------------------------------------------------------===//
 
@@ -3827,7 +4138,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved_bsnh",
-    "rules/rotary.yaml:227:5",
+    "rules/rotary.yaml:247:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -3839,157 +4150,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:231:30", 0},
+      {"cos_cache", "rules/rotary.yaml:251:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:231:41", 1},
+      {"pos", "rules/rotary.yaml:251:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:231:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:231:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:251:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:251:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:231:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:231:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:251:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:251:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:232:30", 3},
+      {"sin_cache", "rules/rotary.yaml:252:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:232:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:232:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:252:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:252:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:232:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:232:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:252:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:252:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:233:21", 5},
+      {"x", "rules/rotary.yaml:253:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:233:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:253:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:233:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:253:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:233:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:253:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:233:13", 7, 2},
+      {"Add", "rules/rotary.yaml:253:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:253:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:253:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:233:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:253:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:253:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:253:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:233:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:253:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:233:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:253:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:233:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:233:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:233:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:253:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:233:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:233:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:233:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:233:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:233:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:233:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:253:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:233:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:253:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:253:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:233:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:253:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:235:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:255:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:236:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:256:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:236:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:256:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:233:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:253:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:233:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:253:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:233:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:253:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:233:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:253:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:233:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:253:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:233:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:253:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:233:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:253:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:233:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:253:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:233:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:253:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -4099,15 +4410,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:238:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:258:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:237:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:237:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:239:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:257:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:257:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:259:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
@@ -4115,15 +4426,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:240:18");
+        "rules/rotary.yaml:260:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:241:18");
+        "rules/rotary.yaml:261:18");
     if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:239:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:259:57", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 = attrHelper(
@@ -4131,15 +4442,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:242:18",
-        "rules/rotary.yaml:242:18");
+        "rules/rotary.yaml:262:18",
+        "rules/rotary.yaml:262:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:243:22");
+        "rules/rotary.yaml:263:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -4147,20 +4458,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:238:5",
-        "rules/rotary.yaml:237:11")) return false;
+        "rules/rotary.yaml:258:5",
+        "rules/rotary.yaml:257:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:238:5",
-        "rules/rotary.yaml:237:11")) return false;
+        "rules/rotary.yaml:258:5",
+        "rules/rotary.yaml:257:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:238:5",
-        "rules/rotary.yaml:243:11")) return false;
+        "rules/rotary.yaml:258:5",
+        "rules/rotary.yaml:263:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4196,30 +4507,30 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 
-  /// Variant 1, rules/rotary.yaml:238:5:
+  /// Variant 1, rules/rotary.yaml:258:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:237:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:237:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:239:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:257:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:257:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:259:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:239:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:259:57", "pos")) return false;
     std::optional<onnx::TensorProto> t6 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:240:18");
+        "rules/rotary.yaml:260:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:241:18");
+        "rules/rotary.yaml:261:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
@@ -4228,15 +4539,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:242:18",
-        "rules/rotary.yaml:242:18");
+        "rules/rotary.yaml:262:18",
+        "rules/rotary.yaml:262:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:243:22");
+        "rules/rotary.yaml:263:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -4244,20 +4555,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:238:5",
-        "rules/rotary.yaml:237:11")) return false;
+        "rules/rotary.yaml:258:5",
+        "rules/rotary.yaml:257:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:238:5",
-        "rules/rotary.yaml:237:11")) return false;
+        "rules/rotary.yaml:258:5",
+        "rules/rotary.yaml:257:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:238:5",
-        "rules/rotary.yaml:243:11")) return false;
+        "rules/rotary.yaml:258:5",
+        "rules/rotary.yaml:263:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4303,7 +4614,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:227:5",
+            "rules/rotary.yaml:247:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -4325,7 +4636,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:251
+// Generated from: rules/rotary.yaml:271
 // rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the rest (Phi).
 //===----------------------------------------------------------------------===//
 
@@ -4333,7 +4644,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartial() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial",
-    "rules/rotary.yaml:251:5",
+    "rules/rotary.yaml:271:5",
     7,  // root expr
     // slots
     {"x", "s1", "p1", "p2", "xr", "xp", "r", "y", "d", "first_and_rest.1.a1", "d2",
@@ -4343,97 +4654,97 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:255:38", 0},
+      {"x", "rules/rotary.yaml:275:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:255:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:275:23)", 1, 4},
       // 2: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:256:16", 2, 1,
-       {{"axis", "rules/rotary.yaml:256:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"Split", "rules/rotary.yaml:276:16", 2, 1,
+       {{"axis", "rules/rotary.yaml:276:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 3, "p2"}}},
       // 3: p2
-      {"p2", "rules/rotary.yaml:257:32", 3},
+      {"p2", "rules/rotary.yaml:277:32", 3},
       // 4: s1 | p1
-      {"xr", "rules/rotary.yaml:257:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
+      {"xr", "rules/rotary.yaml:277:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
       // 5: s2 | p2
-      {"xp", "rules/rotary.yaml:257:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
+      {"xp", "rules/rotary.yaml:277:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
       // 6: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:258:26)", 6},
+      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:278:26)", 6},
       // 7: Concat(r, xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:259:12", 7, 2,
-       {{"axis", "rules/rotary.yaml:259:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:279:12", 7, 2,
+       {{"axis", "rules/rotary.yaml:279:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:255:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:275:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:255:23)", 8},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:275:23)", 8},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:255:23)", 9},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:275:23)", 9},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:255:23)", 10},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:275:23)", 10},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:255:23)", 11},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:275:23)", 11},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:255:23)", 12},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:275:23)", 12},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:255:23)", 13, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:275:23)", 13, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:258:26)", 14},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:278:26)", 14},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:258:26)", 15},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:278:26)", 15},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:258:26)", 16},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:278:26)", 16},
       // 18: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:258:26)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:258:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:278:26)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:278:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:258:26)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:278:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:258:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:278:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:258:26)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:278:26)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:258:26)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:278:26)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:258:26)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:278:26)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:258:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:278:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:258:26)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:278:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:258:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:278:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:261:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:281:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:262:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
+     {Check::kNative, "rules/rotary.yaml:282:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:263:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
+     {Check::kNative, "rules/rotary.yaml:283:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:264:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
+     {Check::kNative, "rules/rotary.yaml:284:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
       {2, 15, 0}, "rotary_split", gen::nativePredicate("rotary_split")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:255:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:275:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {11, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:255:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:275:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:255:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:275:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {12, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:255:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:275:23)",
       "s1", gen::kNoSlot, {"s1"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:255:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:275:23)",
       "s2", gen::kNoSlot, {"s2"}, {13}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -4522,7 +4833,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   // matchFirstAndRest1A2, matchPos.
 
   /// s1 = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:255:23))
+  /// rules/rotary.yaml:275:23))
   bool matchS1(ValueId v, gen::Next k) {
     if (seen(kS1)) return same(kS1, v) && k();
     if (!bind(kS1, v)) return false;
@@ -4537,7 +4848,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:256:16)
+  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:276:16)
   bool matchP1(ValueId v, gen::Next k) {
     if (seen(kP1)) return same(kP1, v) && k();
     if (!bind(kP1, v)) return false;
@@ -4546,13 +4857,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return matchX(input(n, 0), k);
   }
 
-  /// p2  (rules/rotary.yaml:257:32)
+  /// p2  (rules/rotary.yaml:277:32)
   bool matchP2(ValueId v, gen::Next k) {
     if (seen(kP2)) return same(kP2, v) && k();
     return bind(kP2, v) && k();
   }
 
-  /// xr = s1 | p1  (rules/rotary.yaml:257:25)
+  /// xr = s1 | p1  (rules/rotary.yaml:277:25)
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -4564,7 +4875,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// xp = s2 | p2  (rules/rotary.yaml:257:25)
+  /// xp = s2 | p2  (rules/rotary.yaml:277:25)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -4579,7 +4890,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:258:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:278:26))
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -4591,7 +4902,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:259:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:279:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4601,7 +4912,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// s2 = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:255:23))
+  /// first_and_rest at rules/rotary.yaml:275:23))
   bool matchS2(ValueId v, gen::Next k) {
     if (seen(kS2)) return same(kS2, v) && k();
     if (!bind(kS2, v)) return false;
@@ -4616,13 +4927,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:258:26))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:278:26))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:258:26))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:278:26))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -4630,7 +4941,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) 
-  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:258:26))
+  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:278:26))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -4646,7 +4957,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:258:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:278:26))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -4663,29 +4974,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:265:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:285:5:
   ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:266:18", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:266:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:266:31", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:266:21", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:286:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:286:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:286:31", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:286:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:266:36",
-        "rules/rotary.yaml:266:36");
+        "rules/rotary.yaml:286:36",
+        "rules/rotary.yaml:286:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:266:58",
-        "rules/rotary.yaml:266:58");
+        "rules/rotary.yaml:286:58",
+        "rules/rotary.yaml:286:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -4693,8 +5004,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:267:18",
-        "rules/rotary.yaml:267:18");
+        "rules/rotary.yaml:287:18",
+        "rules/rotary.yaml:287:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -4702,8 +5013,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:265:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:266:11)")) return false;
+        "rules/rotary.yaml:285:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:286:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4721,29 +5032,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:265:5:
+  /// Variant 1, rules/rotary.yaml:285:5:
   ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:266:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:266:21", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:266:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:266:31", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:286:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:286:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:286:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:286:31", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:266:36",
-        "rules/rotary.yaml:266:36");
+        "rules/rotary.yaml:286:36",
+        "rules/rotary.yaml:286:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:266:58",
-        "rules/rotary.yaml:266:58");
+        "rules/rotary.yaml:286:58",
+        "rules/rotary.yaml:286:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -4751,8 +5062,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:267:18",
-        "rules/rotary.yaml:267:18");
+        "rules/rotary.yaml:287:18",
+        "rules/rotary.yaml:287:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -4760,8 +5071,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:265:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:266:11)")) return false;
+        "rules/rotary.yaml:285:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:286:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4789,7 +5100,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:251:5",
+            "rules/rotary.yaml:271:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -4811,7 +5122,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:275
+// Generated from: rules/rotary.yaml:295
 // rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the rotated part as 3-D RotaryEmbedding, Concat the rest.
 //===----------------------------------------------------------------------===//
 
@@ -4819,7 +5130,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial_bsnh",
-    "rules/rotary.yaml:275:5",
+    "rules/rotary.yaml:295:5",
     7,  // root expr
     // slots
     {"x", "xr", "f3", "r3", "y", "d", "first_and_rest.1.a1", "d2", "first_and_rest.1.e2",
@@ -4829,98 +5140,98 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:279:38", 0},
+      {"x", "rules/rotary.yaml:299:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:279:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:299:23)", 1, 4},
       // 2: f3
-      {"f3", "rules/rotary.yaml:280:49", 2},
+      {"f3", "rules/rotary.yaml:300:49", 2},
       // 3: Reshape(xr, f3, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:280:37", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:280:53", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:300:37", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:300:53", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 4: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:280:27)", 3},
+      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:300:27)", 3},
       // 5: _
-      {"_", "rules/rotary.yaml:281:31"},
+      {"_", "rules/rotary.yaml:301:31"},
       // 6: Reshape(r3, _, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:281:19", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:281:34", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:301:19", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:301:34", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:281:12", 4, 2,
-       {{"axis", "rules/rotary.yaml:281:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:301:12", 4, 2,
+       {{"axis", "rules/rotary.yaml:301:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:279:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:299:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:279:23)", 5},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:299:23)", 5},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:279:23)", 6},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:299:23)", 6},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:279:23)", 7},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:299:23)", 7},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:279:23)", 8},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:299:23)", 8},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:279:23)", 9},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:299:23)", 9},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:279:23)", 10, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:299:23)", 10, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:280:27)", 11},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:300:27)", 11},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:280:27)", 12},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:300:27)", 12},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:280:27)", 13},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:300:27)", 13},
       // 18: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:280:27)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:280:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:300:27)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:300:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:280:27)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:300:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:280:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:300:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:280:27)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:300:27)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:280:27)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:300:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:280:27)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:300:27)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:280:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:300:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:280:27)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:300:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:280:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:300:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:283:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:303:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kConstantEquals, "rules/rotary.yaml:284:13", "f3", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/rotary.yaml:304:13", "f3", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intsLiteral({0, 0, -1})},
-     {Check::kNative, "rules/rotary.yaml:285:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
+     {Check::kNative, "rules/rotary.yaml:305:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:286:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
+     {Check::kNative, "rules/rotary.yaml:306:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:279:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:299:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {8, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:279:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:299:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {6, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:279:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:299:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:279:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:299:23)",
       "xr", gen::kNoSlot, {"xr"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:279:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:299:23)",
       "xp", gen::kNoSlot, {"xp"}, {10}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -5002,11 +5313,11 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file):
-  // matchX, matchAny, matchConstant, matchD, matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2,
+  // matchX, matchConstant, matchD, matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2,
   // matchFirstAndRest1A2, matchPos.
 
   /// xr = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:279:23))
+  /// rules/rotary.yaml:299:23))
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -5021,13 +5332,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// f3  (rules/rotary.yaml:280:49)
+  /// f3  (rules/rotary.yaml:300:49)
   bool matchF3(ValueId v, gen::Next k) {
     if (seen(kF3)) return same(kF3, v) && k();
     return bind(kF3, v) && k();
   }
 
-  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:280:37)
+  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:300:37)
   bool matchReshape3(ValueId v, gen::Next k) {
     if (seen(kReshape3)) return same(kReshape3, v) && k();
     if (!bind(kReshape3, v)) return false;
@@ -5040,7 +5351,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
   /// is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n)) 
-  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:280:27))
+  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:300:27))
   bool matchR3(ValueId v, gen::Next k) {
     if (seen(kR3)) return same(kR3, v) && k();
     if (!bind(kR3, v)) return false;
@@ -5052,7 +5363,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return false;
   }
 
-  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:281:19)
+  /// _  (rules/rotary.yaml:301:31)
+  bool matchAny(ValueId v, gen::Next k) {
+    if (seen(kAny)) return same(kAny, v) && k();
+    return bind(kAny, v) && k();
+  }
+
+  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:301:19)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -5061,7 +5378,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:281:12)
+  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:301:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5071,7 +5388,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// xp = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:279:23))
+  /// first_and_rest at rules/rotary.yaml:299:23))
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -5086,13 +5403,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:280:27))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:300:27))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:280:27))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:300:27))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -5100,7 +5417,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
-  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:280:27))
+  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:300:27))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -5117,7 +5434,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at
-  /// rules/rotary.yaml:280:27))
+  /// rules/rotary.yaml:300:27))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -5134,32 +5451,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:287:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:307:5:
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:288:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:308:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:288:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:288:68", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:308:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:308:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:308:58", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:288:73",
-        "rules/rotary.yaml:288:73");
+        "rules/rotary.yaml:308:73",
+        "rules/rotary.yaml:308:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:289:19",
-        "rules/rotary.yaml:289:19");
+        "rules/rotary.yaml:309:19",
+        "rules/rotary.yaml:309:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -5167,15 +5484,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:289:38",
-        "rules/rotary.yaml:289:38");
+        "rules/rotary.yaml:309:38",
+        "rules/rotary.yaml:309:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:290:23");
+        "rules/rotary.yaml:310:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -5183,8 +5500,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:287:5",
-        "rules/rotary.yaml:290:11")) return false;
+        "rules/rotary.yaml:307:5",
+        "rules/rotary.yaml:310:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5218,32 +5535,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:287:5:
+  /// Variant 1, rules/rotary.yaml:307:5:
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:288:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:308:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:58", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:288:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:288:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:308:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:308:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:308:68", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:288:73",
-        "rules/rotary.yaml:288:73");
+        "rules/rotary.yaml:308:73",
+        "rules/rotary.yaml:308:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:289:19",
-        "rules/rotary.yaml:289:19");
+        "rules/rotary.yaml:309:19",
+        "rules/rotary.yaml:309:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -5251,15 +5568,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:289:38",
-        "rules/rotary.yaml:289:38");
+        "rules/rotary.yaml:309:38",
+        "rules/rotary.yaml:309:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:290:23");
+        "rules/rotary.yaml:310:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -5267,8 +5584,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:287:5",
-        "rules/rotary.yaml:290:11")) return false;
+        "rules/rotary.yaml:307:5",
+        "rules/rotary.yaml:310:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5312,7 +5629,7 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:275:5",
+            "rules/rotary.yaml:295:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 

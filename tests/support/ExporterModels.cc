@@ -726,6 +726,15 @@ class ModelWriter {
     return pass.empty() ? y : concat({y, pass}, -1);
   }
 
+  /// Without a position_ids input: cache_position = arange(0, seq) (seq read from
+  /// hidden_states), position_ids = cache_position.unsqueeze(0), [1, seq].
+  std::string arangePositions() {
+    std::string seq =
+        ts_ ? b_.node("Gather", {b_.node("Shape", {"hidden_states"}), b_.ints({1}, true)})
+            : b_.node("Squeeze", {dim("hidden_states", 1), b_.ints({0})});
+    return unsqueeze(b_.node("Range", {b_.ints({0}, true), seq, b_.ints({1}, true)}), {0});
+  }
+
   /// cos and sin of position_ids as [batch, seq, rot] (before the per-layer Unsqueeze).
   std::pair<std::string, std::string> ropeTables() {
     const int rot = s_.rotary_dim;
@@ -745,13 +754,13 @@ class ModelWriter {
           b_.floatTensor(scope_ + ".rotary_emb.cos_cached", {s_.max_positions, rot}, cos);
       std::string sc =
           b_.floatTensor(scope_ + ".rotary_emb.sin_cached", {s_.max_positions, rot}, sin);
-      return {b_.node("Gather", {cc, "position_ids"}), b_.node("Gather", {sc, "position_ids"})};
+      return {b_.node("Gather", {cc, positions_}), b_.node("Gather", {sc, positions_})};
     }
     // inv_freq[None, :, None].expand(batch, -1, 1) @ position_ids[:, None, :].float()
     std::string inv = b_.floatTensor(scope_ + ".rotary_emb.inv_freq", {1, rot / 2, 1}, inv_freq);
     std::string inv_b =
-        b_.node("Expand", {inv, concat({dim("position_ids", 0), b_.ints({1}), b_.ints({1})})});
-    std::string pos = b_.node("Cast", {unsqueeze("position_ids", {1})}, {attrInt("to", 1)});
+        b_.node("Expand", {inv, concat({dim(positions_, 0), b_.ints({1}), b_.ints({1})})});
+    std::string pos = b_.node("Cast", {unsqueeze(positions_, {1})}, {attrInt("to", 1)});
     std::string freqs = transpose(b_.node("MatMul", {inv_b, pos}), {0, 2, 1});
     std::string emb = concat({freqs, freqs}, -1);
     std::string cos = b_.node("Cos", {emb}), sin = b_.node("Sin", {emb});
@@ -1004,6 +1013,7 @@ class ModelWriter {
     enterModel("model");
     // HF >= 4.38 computes cos/sin once in LlamaModel; older layers each Gather their own.
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
+    if (!s_.position_ids_input) positions_ = arangePositions();
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
     mask_ = *s_.causal_mask == CausalMask::kTo4d ? to4dMask()
             : s_.past || s_.presents             ? pastAttentionMask()
@@ -1034,6 +1044,7 @@ class ModelWriter {
     const int h = s_.hidden;
     enterModel("model");
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
+    if (!s_.position_ids_input) positions_ = arangePositions();
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
     mask_ = *s_.causal_mask == CausalMask::kTo4d ? to4dMask()
             : s_.past || s_.presents             ? pastAttentionMask()
@@ -1269,6 +1280,8 @@ class ModelWriter {
   std::string scope_;
   int layer_ = 0;
   std::string mask_;  ///< llama and phi: the additive mask every layer adds
+  /// llama and phi: the position ids RoPE reads, the input or arangePositions()'s.
+  std::string positions_ = "position_ids";
   /// With past: each Concat's value and the present output it is returned as.
   std::vector<std::pair<std::string, std::string>> presents_;
 };
@@ -1459,6 +1472,10 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (s.presents && s.past) throw std::invalid_argument("presents is the first step, without past");
   if (s.rope_scaling != 0.0f && (!decoder_with_rope || *s.rope_cache != RopeCache::kComputed))
     throw std::invalid_argument("rope_scaling scales llama's and phi's computed cos/sin");
+  if (!s.position_ids_input &&
+      (!decoder_with_rope || *s.rope_cache != RopeCache::kComputed || cache))
+    throw std::invalid_argument(
+        "without position_ids input: llama's and phi's computed RoPE, without a cache");
   if (s.qk_norm && s.family != ModelFamily::kLlama)
     throw std::invalid_argument("qk_norm is Qwen3's, built on llama");
   if (s.qk_norm_after_transpose && !s.qk_norm)
@@ -1531,7 +1548,8 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
           g, "attention_mask",
           *s.causal_mask == CausalMask::kBool ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT,
           {"batch", "1", "seq", "seq"});
-    addInput(g, "position_ids", onnx::TensorProto::INT64, {"batch", "seq"});
+    if (s.position_ids_input)
+      addInput(g, "position_ids", onnx::TensorProto::INT64, {"batch", "seq"});
   }
   ModelWriter writer(s, g);
   const std::string last = writer.build();
@@ -1697,8 +1715,11 @@ std::string oracleIntRanges(const ExporterModelSpec& spec, std::optional<bool> u
   // heads: hidden_states is its only input; vit: that or pixel_values.
   if (s.family == ModelFamily::kHeads || s.family == ModelFamily::kVit) return "";
   const bool int_mask = s.past || s.presents || *s.causal_mask == CausalMask::kTo4d;
-  return std::string(int_mask ? "--int-range attention_mask=0:2 " : "") +
-         "--int-range position_ids=0:" + std::to_string(s.max_positions);
+  std::string ranges = int_mask ? "--int-range attention_mask=0:2" : "";
+  if (s.position_ids_input)
+    ranges += (ranges.empty() ? "" : " ") + std::string("--int-range position_ids=0:") +
+              std::to_string(s.max_positions);
+  return ranges;
 }
 
 }  // namespace onnx_rewrite::testing

@@ -142,6 +142,11 @@ struct ExporterModelSpec {
   std::optional<CausalMask> causal_mask;
   /// llama and phi; unset: kGather for TorchScript, kComputed for dynamo.
   std::optional<RopeCache> rope_cache;
+  /// llama and phi (kComputed, no cache): false exports without a position_ids input, as
+  /// torch.onnx.export(model, (hidden_states, attention_mask)) does: transformers then
+  /// computes cache_position = arange(0, seq) and position_ids = cache_position.unsqueeze(0),
+  /// [1, seq], one row for the whole batch.
+  bool position_ids_input = true;
   /// kComputed: transformers >= 4.45's attention_scaling, cos * f and sin * f before the
   /// cast to x's dtype (1.0 for the default RoPE; YaRN's and LongRoPE's factor otherwise,
   /// e.g. Phi-3.5's 1.19). 0: no Mul (older transformers, or folded by an optimizer).

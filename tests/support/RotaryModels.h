@@ -62,7 +62,10 @@ struct RotarySpec {
     kGather,
     kGatherExpandWhere
   } batch_dim = BatchDim::kShapeSlice;
-  bool freq_input = false;      ///< computed: inv_freq is a graph input, not a constant
+  bool freq_input = false;  ///< computed: inv_freq is a graph input, not a constant
+  /// computed: no pos input; the positions are arange(0, S * step, step).unsqueeze(0),
+  /// [1, S], with S read from q ("": pos is an input).
+  std::string arange_step;
   bool sin_other_freq = false;  ///< computed: sin from other frequencies than cos
   bool freq_other_pos = false;  ///< computed: the angles use pos2, the caller passes pos
   /// computed, transformers >= 4.45: cos/sin times attention_scaling ("": no Mul) and
@@ -275,7 +278,16 @@ inline std::string rotaryModel(const RotarySpec& s) {
       s.three_d ? elem + "[" + batch + ", S, 8]" : elem + "[" + batch + ", " + s.heads + ", S, 8]";
   std::string inputs = x_type + " q";
   if (s.with_k) inputs += ", " + x_type + " k";
-  inputs += ", " + s.pos_type + "[" + s.pos_dims + "] pos";
+  if (s.arange_step.empty()) {
+    inputs += ", " + s.pos_type + "[" + s.pos_dims + "] pos";
+  } else {
+    inits += ", int64 range_start = {0}, int64 range_step = {" + s.arange_step +
+             "}, int64 seq_dim = {2}";
+    std::string limit = "seq_s", prefix = "q_shape = Shape(q)\nseq_s = Gather(q_shape, seq_dim)\n";
+    if (s.arange_step != "1") prefix += "range_end = Mul(seq_s, range_step)\n", limit = "range_end";
+    body = prefix + "pos_r = Range(range_start, " + limit +
+           ", range_step)\npos = Unsqueeze(pos_r, axis0)\n" + body;
+  }
   if (s.sin_other_pos || s.freq_other_pos)
     inputs += ", " + s.pos_type + "[" + s.pos_dims + "] pos2";
   if (s.computed && s.freq_input) inputs += ", " + freq_type + " inv_freq";

@@ -26,7 +26,7 @@ const char* kUsage =
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa|bool|to4d] [--rope-cache gather|computed]\n"
-    "         [--rope-scaling F]\n"
+    "         [--rope-scaling F] [--no-position-ids]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask] [--mask-sliced-by-keys]\n"
     "         [--presents] [--merged] [--qk-norm] [--qk-norm-after-transpose]\n"
@@ -106,6 +106,8 @@ int main(int argc, char** argv) {
         spec.presents = true;
       } else if (a == "--merged") {
         spec.merged = true;
+      } else if (a == "--no-position-ids") {
+        spec.position_ids_input = false;
       } else if (a == "--qk-norm") {
         spec.qk_norm = true;
       } else if (a == "--qk-norm-after-transpose") {

@@ -533,6 +533,25 @@ TEST(RotaryEmbeddingComputedRule, FoldsAnAttentionScalingOtherThanOneIntoTheCach
   expectSameInOrt(text, "", withMaxPositions());
 }
 
+TEST(RotaryEmbeddingComputedRule, TakesArangePositionsAsOnnxRuntimesStartPosition) {
+  // Exported without position_ids: arange(0, S).unsqueeze(0), [1, S] for the whole batch.
+  // ONNX Runtime rejects [1, S] for a batch of 2; its one-element form [0] means 0, 1, ...
+  // for every batch entry.
+  const std::string text = rotaryModel(computed([](RotarySpec& s) { s.arange_step = "1"; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model, nullptr, withMaxPositions()),
+            (Ops{"Reshape", kRotary[0], kRotary[0]}));
+  const onnx::NodeProto& q = model.graph().node(1);
+  EXPECT_EQ(model.graph().node(0).output(0), q.input(1)) << "the start position, reshaped to [1]";
+  EXPECT_EQ(model.graph().node(2).input(1), q.input(1)) << "Q and K read the same positions";
+  expectSameInOrt(text, "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseArangePositionsOfAnotherStep) {
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.arange_step = "2"; })), kRotaryRules,
+                  withMaxPositions());
+}
+
 TEST(RotaryEmbeddingComputedRule, DoesNotFuseAScalingOfCosAlone) {
   // The rewrite reads both factors; with sin's missing it fails rather than drop cos's.
   expectUnchanged(rotaryModel(computed([](RotarySpec& s) {

@@ -359,6 +359,20 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.rope_scaling = 1.19f; }));
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_rope_scaling_one",
                            [](ExporterModelSpec& s) { s.rope_scaling = 1.0f; }));
+  // Exported without a position_ids input: positions arange(0, seq).unsqueeze(0), [1, seq],
+  // become ONNX Runtime's one-element position_ids [0].
+  const auto no_positions = [](ExporterModelSpec& s) {
+    s.rope_cache = RopeCache::kComputed, s.position_ids_input = false;
+  };
+  cases.push_back(
+      makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_no_position_ids", no_positions));
+  cases.push_back(
+      makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_no_position_ids", no_positions));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_no_position_ids_sdpa_causal",
+                           [](ExporterModelSpec& s) {
+                             s.position_ids_input = false, s.causal_mask = CausalMask::kSdpa;
+                           }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_no_position_ids", no_positions));
   return cases;
 }
 
@@ -660,6 +674,26 @@ std::vector<std::string> sortedFusedOps(const ExporterModelSpec& s) {
     if (op != "Constant") ops.push_back(op);
   std::sort(ops.begin(), ops.end());
   return ops;
+}
+
+// ONNX's RotaryEmbedding (opset 23) takes position_ids [B, S] only: positions computed as
+// arange(0, seq).unsqueeze(0), one row for the batch, leave the rotation unfused there; the
+// attention still fuses, and the model computes what it did.
+TEST(WholeModelForms, ArangePositionsStayUnrotatedAtOpset23) {
+  ExporterModelSpec s;
+  s.exporter = Exporter::kDynamo;
+  s.opset = 23;
+  s.position_ids_input = false;
+  const onnx::ModelProto m = testing::makeExporterModel(s);
+  onnx::ModelProto fused = m;
+  Options options;
+  options.max_positions = testing::resolved(s).max_positions;
+  rewrite(fused, testing::shippedRules(), options);
+  const std::vector<std::string> ops = testing::opTypes(fused);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "RotaryEmbedding"), 0);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Attention"), testing::resolved(s).layers);
+  testing::OracleVerdict v = testing::compareInOrt(m, fused, kDims, testing::oracleIntRanges(s));
+  EXPECT_TRUE(v.equal) << v.report;
 }
 
 // Once canonicalized, the unoptimized export is the optimized one: the same ops remain after
