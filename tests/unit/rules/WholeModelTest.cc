@@ -662,15 +662,21 @@ TEST(WholeModelForms, UnoptimizedDynamoExportComputesTheSameWithIdentities) {
   }
 }
 
-/// The op types left after the shipped rules fuse the model of `s`, sorted, without the
-/// Constant nodes (an unoptimized export's literals stay as such).
-std::vector<std::string> sortedFusedOps(const ExporterModelSpec& s) {
+/// The model of `s` fused by the shipped rules, told the max_positions its position_ids
+/// stay below (oracleIntRanges), which computed RoPE caches need stated.
+onnx::ModelProto fusedModel(const ExporterModelSpec& s) {
   onnx::ModelProto m = testing::makeExporterModel(s);
   Options options;
   options.max_positions = testing::resolved(s).max_positions;
   rewrite(m, testing::shippedRules(), options);
+  return m;
+}
+
+/// The op types left after the shipped rules fuse the model of `s`, sorted, without the
+/// Constant nodes (an unoptimized export's literals stay as such).
+std::vector<std::string> sortedFusedOps(const ExporterModelSpec& s) {
   std::vector<std::string> ops;
-  for (const std::string& op : testing::opTypes(m))
+  for (const std::string& op : testing::opTypes(fusedModel(s)))
     if (op != "Constant") ops.push_back(op);
   std::sort(ops.begin(), ops.end());
   return ops;
@@ -684,15 +690,12 @@ TEST(WholeModelForms, ArangePositionsStayUnrotatedAtOpset23) {
   s.exporter = Exporter::kDynamo;
   s.opset = 23;
   s.position_ids_input = false;
-  const onnx::ModelProto m = testing::makeExporterModel(s);
-  onnx::ModelProto fused = m;
-  Options options;
-  options.max_positions = testing::resolved(s).max_positions;
-  rewrite(fused, testing::shippedRules(), options);
+  const onnx::ModelProto fused = fusedModel(s);
   const std::vector<std::string> ops = testing::opTypes(fused);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), "RotaryEmbedding"), 0);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Attention"), testing::resolved(s).layers);
-  testing::OracleVerdict v = testing::compareInOrt(m, fused, kDims, testing::oracleIntRanges(s));
+  EXPECT_EQ(count(ops, {"RotaryEmbedding"}), 0);
+  EXPECT_EQ(count(ops, {"Attention"}), testing::resolved(s).layers);
+  testing::OracleVerdict v = testing::compareInOrt(testing::makeExporterModel(s), fused, kDims,
+                                                   testing::oracleIntRanges(s));
   EXPECT_TRUE(v.equal) << v.report;
 }
 
@@ -738,15 +741,12 @@ TEST(WholeModelForms, FirstStepWithTheMaskSlicedToDeclaredPresentsFusesOneAttent
     s.exporter = e;
     s.presents = true;
     s.mask_sliced_by_keys = true;
-    const onnx::ModelProto m = testing::makeExporterModel(s);
-    onnx::ModelProto fused = m;
-    Options options;
-    options.max_positions = testing::resolved(s).max_positions;
-    rewrite(fused, testing::shippedRules(), options);
+    const onnx::ModelProto fused = fusedModel(s);
     const std::vector<std::string> ops = testing::opTypes(fused);
     EXPECT_EQ(count(ops, {"com.microsoft::MultiHeadAttention"}), 2) << testing::exporterName(e);
     EXPECT_EQ(count(ops, {"Softmax"}), 0) << testing::exporterName(e);
-    testing::OracleVerdict v = testing::compareInOrt(m, fused, kDims, testing::oracleIntRanges(s));
+    testing::OracleVerdict v = testing::compareInOrt(testing::makeExporterModel(s), fused, kDims,
+                                                     testing::oracleIntRanges(s));
     EXPECT_TRUE(v.equal) << testing::exporterName(e) << ": " << v.report;
   }
 }
