@@ -63,24 +63,241 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
  protected:
   using gen::Matcher::Matcher;
 
+  /// x
+  /// (rules/rms_norm.td: simplified_layer_norm 21:25, simplified_layer_norm_trailing_axes 21:25)
+  bool matchX(ValueId v, gen::Next k) {
+    if (seen(Ids::kX)) return same(Ids::kX, v) && k();
+    return bind(Ids::kX, v) && k();
+  }
+
+  /// xf = Cast?(x, to=1)
+  /// (rules/rms_norm.td: simplified_layer_norm 21:16, simplified_layer_norm_trailing_axes 21:16)
+  bool matchXf(ValueId v, gen::Next k) {
+    if (seen(Ids::kXf)) return same(Ids::kXf, v) && k();
+    if (!bind(Ids::kXf, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(Ids::kXf, v, op::kCast);
+      if (n == kNoId || !attrs(Ids::kXf, n, v)) return false;
+      return matchX(input(n, 0), k);
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    // absent: Cast stands for its input
+    return matchX(v, k);
+  }
+
+  /// 2.0
+  /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
+  bool matchConstant2(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant2)) return same(Ids::kConstant2, v) && k();
+    return bind(Ids::kConstant2, v) && constant(Ids::kConstant2, v) && k();
+  }
+
+  /// Pow(xf, 2.0)
+  /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
+  bool matchPow(ValueId v, gen::Next k) {
+    if (seen(Ids::kPow)) return same(Ids::kPow, v) && k();
+    if (!bind(Ids::kPow, v)) return false;
+    const NodeId n = node(Ids::kPow, v, op::kPow);
+    if (n == kNoId || !attrs(Ids::kPow, n, v)) return false;
+    return matchXf(input(n, 0), [&] { return matchConstant2(input(n, 1), k); });
+  }
+
+  /// Mul(xf, xf)
+  /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
+  bool matchMul4(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul4)) return same(Ids::kMul4, v) && k();
+    if (!bind(Ids::kMul4, v)) return false;
+    const NodeId n = node(Ids::kMul4, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul4, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchXf(in0, [&] { return matchXf(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchXf(in1, [&] { return matchXf(in0, k); });
+  }
+
+  /// Pow(xf, 2.0) | Mul(xf, xf)
+  /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
+  bool matchAnyOf5(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf5)) return same(Ids::kAnyOf5, v) && k();
+    if (!bind(Ids::kAnyOf5, v)) return false;
+    const uint32_t m = mark();
+    if (choose(Ids::kAnyOf5, 0) && matchPow(v, k)) return true;
+    undo(m);
+    if (choose(Ids::kAnyOf5, 1) && matchMul4(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// var = ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1)
+  /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
+  bool matchVar(ValueId v, gen::Next k) {
+    if (seen(Ids::kVar)) return same(Ids::kVar, v) && k();
+    if (!bind(Ids::kVar, v)) return false;
+    const NodeId n = node(Ids::kVar, v, op::kReduceMean);
+    if (n == kNoId || !attrs(Ids::kVar, n, v)) return false;
+    return matchAnyOf5(input(n, 0), k);
+  }
+
+  /// eps
+  /// (rules/rms_norm.td: simplified_layer_norm 23:27, simplified_layer_norm_trailing_axes 23:27)
+  bool matchEps(ValueId v, gen::Next k) {
+    if (seen(Ids::kEps)) return same(Ids::kEps, v) && k();
+    return bind(Ids::kEps, v) && k();
+  }
+
+  /// Add(var, eps)
+  /// (rules/rms_norm.td: simplified_layer_norm 23:17, simplified_layer_norm_trailing_axes 23:17)
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd)) return same(Ids::kAdd, v) && k();
+    if (!bind(Ids::kAdd, v)) return false;
+    const NodeId n = node(Ids::kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchVar(in0, [&] { return matchEps(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchVar(in1, [&] { return matchEps(in0, k); });
+  }
+
+  /// std = Sqrt(Add(var, eps))
+  /// (rules/rms_norm.td: simplified_layer_norm 23:6, simplified_layer_norm_trailing_axes 23:6)
+  bool matchStd(ValueId v, gen::Next k) {
+    if (seen(Ids::kStd)) return same(Ids::kStd, v) && k();
+    if (!bind(Ids::kStd, v)) return false;
+    const NodeId n = node(Ids::kStd, v, op::kSqrt);
+    if (n == kNoId || !attrs(Ids::kStd, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Reciprocal(std)
+  /// (rules/rms_norm.td: simplified_layer_norm 24:42, simplified_layer_norm_trailing_axes 24:42)
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(Ids::kReciprocal)) return same(Ids::kReciprocal, v) && k();
+    if (!bind(Ids::kReciprocal, v)) return false;
+    const NodeId n = node(Ids::kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(Ids::kReciprocal, n, v)) return false;
+    return matchStd(input(n, 0), k);
+  }
+
+  /// Mul(xf, Reciprocal(std))
+  /// (rules/rms_norm.td: simplified_layer_norm 24:32, simplified_layer_norm_trailing_axes 24:32)
+  bool matchMul11(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul11)) return same(Ids::kMul11, v) && k();
+    if (!bind(Ids::kMul11, v)) return false;
+    const NodeId n = node(Ids::kMul11, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul11, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchXf(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchXf(in1, [&] { return matchReciprocal(in0, k); });
+  }
+
+  /// Div(xf, std)
+  /// (rules/rms_norm.td: simplified_layer_norm 24:62, simplified_layer_norm_trailing_axes 24:62)
+  bool matchDiv12(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv12)) return same(Ids::kDiv12, v) && k();
+    if (!bind(Ids::kDiv12, v)) return false;
+    const NodeId n = node(Ids::kDiv12, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv12, n, v)) return false;
+    return matchXf(input(n, 0), [&] { return matchStd(input(n, 1), k); });
+  }
+
+  /// 1.0
+  /// (rules/rms_norm.td: simplified_layer_norm 25:47, simplified_layer_norm_trailing_axes 25:47)
+  bool matchConstant13(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant13)) return same(Ids::kConstant13, v) && k();
+    return bind(Ids::kConstant13, v) && constant(Ids::kConstant13, v) && k();
+  }
+
+  /// Div(1.0, std)
+  /// (rules/rms_norm.td: simplified_layer_norm 25:42, simplified_layer_norm_trailing_axes 25:42)
+  bool matchDiv14(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv14)) return same(Ids::kDiv14, v) && k();
+    if (!bind(Ids::kDiv14, v)) return false;
+    const NodeId n = node(Ids::kDiv14, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv14, n, v)) return false;
+    return matchConstant13(input(n, 0), [&] { return matchStd(input(n, 1), k); });
+  }
+
+  /// Mul(xf, Div(1.0, std))
+  /// (rules/rms_norm.td: simplified_layer_norm 25:32, simplified_layer_norm_trailing_axes 25:32)
+  bool matchMul15(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul15)) return same(Ids::kMul15, v) && k();
+    if (!bind(Ids::kMul15, v)) return false;
+    const NodeId n = node(Ids::kMul15, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul15, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchXf(in0, [&] { return matchDiv14(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchXf(in1, [&] { return matchDiv14(in0, k); });
+  }
+
+  /// Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
+  /// (rules/rms_norm.td: simplified_layer_norm 24:25, simplified_layer_norm_trailing_axes 24:25)
+  bool matchAnyOf16(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf16)) return same(Ids::kAnyOf16, v) && k();
+    if (!bind(Ids::kAnyOf16, v)) return false;
+    const uint32_t m = mark();
+    if (choose(Ids::kAnyOf16, 0) && matchMul11(v, k)) return true;
+    undo(m);
+    if (choose(Ids::kAnyOf16, 1) && matchDiv12(v, k)) return true;
+    undo(m);
+    if (choose(Ids::kAnyOf16, 2) && matchMul15(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// h = Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
+  /// (rules/rms_norm.td: simplified_layer_norm 24:16, simplified_layer_norm_trailing_axes 24:16)
+  bool matchH(ValueId v, gen::Next k) {
+    if (seen(Ids::kH)) return same(Ids::kH, v) && k();
+    if (!bind(Ids::kH, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(Ids::kH, v, op::kCast);
+      if (n == kNoId || !attrs(Ids::kH, n, v)) return false;
+      return matchAnyOf16(input(n, 0), k);
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    // absent: Cast stands for its input
+    return matchAnyOf16(v, k);
+  }
+
+  /// weight
+  /// (rules/rms_norm.td: simplified_layer_norm 26:17, simplified_layer_norm_trailing_axes 26:17)
+  bool matchWeight(ValueId v, gen::Next k) {
+    if (seen(Ids::kWeight)) return same(Ids::kWeight, v) && k();
+    return bind(Ids::kWeight, v) && k();
+  }
+
   /// a
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:13, skip_simplified_layer_norm
-  /// 46:13)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 73:13, skip_simplified_layer_norm
+  /// 73:13)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
   /// skip
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:17, skip_simplified_layer_norm
-  /// 46:17)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 73:17, skip_simplified_layer_norm
+  /// 73:17)
   bool matchSkip(ValueId v, gen::Next k) {
     if (seen(Ids::kSkip)) return same(Ids::kSkip, v) && k();
     return bind(Ids::kSkip, v) && k();
   }
 
   /// s = Add(a, skip)
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:6, skip_simplified_layer_norm 46:6)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 73:6, skip_simplified_layer_norm 73:6)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     if (!bind(Ids::kS, v)) return false;
@@ -95,16 +312,16 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// gamma
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 47:49, skip_simplified_layer_norm
-  /// 47:49)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 74:49, skip_simplified_layer_norm
+  /// 74:49)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
   }
 
   /// SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 47:16, skip_simplified_layer_norm
-  /// 47:16)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 74:16, skip_simplified_layer_norm
+  /// 74:16)
   bool matchSimplifiedLayerNormalization(ValueId v, gen::Next k) {
     if (seen(Ids::kSimplifiedLayerNormalization)) return same(Ids::kSimplifiedLayerNormalization, v) && k();
     if (!bind(Ids::kSimplifiedLayerNormalization, v)) return false;
@@ -114,8 +331,8 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 48:16, skip_simplified_layer_norm
-  /// 48:16)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 75:16, skip_simplified_layer_norm
+  /// 75:16)
   bool matchRMSNormalization(ValueId v, gen::Next k) {
     if (seen(Ids::kRMSNormalization)) return same(Ids::kRMSNormalization, v) && k();
     if (!bind(Ids::kRMSNormalization, v)) return false;
@@ -126,7 +343,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// y = SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
   /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 47:6, skip_simplified_layer_norm 47:6)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 74:6, skip_simplified_layer_norm 74:6)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -140,7 +357,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rms_norm.td:15
+// Generated from: rules/rms_norm.td:36
 // simplified_layer_norm (priority 100): RMSNorm (LLaMA, T5) with its optional fp32 Cast sandwich.
 //===----------------------------------------------------------------------===//
 
@@ -148,7 +365,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specSimplifiedLayerNorm() {
   static const gen::RuleSpec spec = {
     "simplified_layer_norm",
-    "rules/rms_norm.td:15:5",
+    "rules/rms_norm.td:36:5",
     19,  // root expr
     // slots
     {"x", "xf", "var", "eps", "std", "h", "weight", "y"},
@@ -162,17 +379,17 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
       {"Cast", "rules/rms_norm.td:21:16", 1, 1,
        {{"to", "rules/rms_norm.td:21:30", Attr::kEquals, {gen::intLiteral(1)}}}},
       // 2: 2.0
-      {"constant 2.0", "rules/rms_norm.td:22:40", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      {"constant 2.0", "rules/rms_norm.td:22:5", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 3: Pow(xf, 2.0)
-      {"Pow", "rules/rms_norm.td:22:30", gen::kNoSlot, 2},
+      {"Pow", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
       // 4: Mul(xf, xf)
-      {"Mul", "rules/rms_norm.td:22:48", gen::kNoSlot, 2},
+      {"Mul", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
       // 5: Pow(xf, 2.0) | Mul(xf, xf)
-      {"alternatives", "rules/rms_norm.td:22:23"},
+      {"alternatives", "rules/rms_norm.td:22:5"},
       // 6: ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1)
-      {"ReduceMean", "rules/rms_norm.td:22:6", 2, 1,
-       {{"axes", "rules/rms_norm.td:22:65", Attr::kEquals, {gen::intsLiteral({-1})}, true},
-        {"keepdims", "rules/rms_norm.td:22:83", Attr::kEquals, {gen::intLiteral(1)}, false,
+      {"ReduceMean", "rules/rms_norm.td:22:5", 2, 1,
+       {{"axes", "rules/rms_norm.td:22:5", Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims", "rules/rms_norm.td:22:5", Attr::kEquals, {gen::intLiteral(1)}, false,
          gen::intLiteral(1)}}},
       // 7: eps
       {"eps", "rules/rms_norm.td:23:27", 3},
@@ -202,12 +419,12 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
       {"Mul", "rules/rms_norm.td:26:6", 7, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/rms_norm.td:28:16", "eps", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kScalar, "rules/rms_norm.td:43:16", "eps", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       true, true, 0.0, 0.001},
-     {Check::kRank, "rules/rms_norm.td:28:44", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot, {1}},
-     {Check::kElemType, "rules/rms_norm.td:29:16", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/rms_norm.td:43:44", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot, {1}},
+     {Check::kElemType, "rules/rms_norm.td:44:16", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float", "float16", "bfloat16"}, {1, 10, 16}},
-     {Check::kNative, "rules/rms_norm.td:30:16", "weight", gen::kNoSlot, {"weight", "x"}, {6, 0},
+     {Check::kNative, "rules/rms_norm.td:45:16", "weight", gen::kNoSlot, {"weight", "x"}, {6, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")}},
     // rewrite variants
     {{true, "", 23}, {}},
@@ -215,33 +432,8 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
   return spec;
 }
 
-/// The search of rule simplified_layer_norm: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
-class SimplifiedLayerNormMatch : public gen::Matcher {
- public:
-  SimplifiedLayerNormMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specSimplifiedLayerNorm(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
+/// Expr ids of rule simplified_layer_norm (indices into its RuleSpec's exprs).
+struct SimplifiedLayerNormIds {
   enum : gen::ExprId {
     kX = 0,
     kXf = 1,
@@ -264,6 +456,35 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     kWeight = 18,
     kY = 19,
   };
+};
+
+/// The search of rule simplified_layer_norm: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class SimplifiedLayerNormMatch : public RmsNormSharedMatch<SimplifiedLayerNormIds> {
+ public:
+  SimplifiedLayerNormMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RmsNormSharedMatch<SimplifiedLayerNormIds>(specSimplifiedLayerNorm(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
   enum : uint32_t {
     kSlotX = 0,
     kSlotXf = 1,
@@ -277,205 +498,10 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/rms_norm.td:21:25)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
-
-  /// xf = Cast?(x, to=1)  (rules/rms_norm.td:21:16)
-  bool matchXf(ValueId v, gen::Next k) {
-    if (seen(kXf)) return same(kXf, v) && k();
-    if (!bind(kXf, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kXf, v, op::kCast);
-      if (n == kNoId || !attrs(kXf, n, v)) return false;
-      return matchX(input(n, 0), k);
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    // absent: Cast stands for its input
-    return matchX(v, k);
-  }
-
-  /// 2.0  (rules/rms_norm.td:22:40)
-  bool matchConstant2(ValueId v, gen::Next k) {
-    if (seen(kConstant2)) return same(kConstant2, v) && k();
-    return bind(kConstant2, v) && constant(kConstant2, v) && k();
-  }
-
-  /// Pow(xf, 2.0)  (rules/rms_norm.td:22:30)
-  bool matchPow(ValueId v, gen::Next k) {
-    if (seen(kPow)) return same(kPow, v) && k();
-    if (!bind(kPow, v)) return false;
-    const NodeId n = node(kPow, v, op::kPow);
-    if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchXf(input(n, 0), [&] { return matchConstant2(input(n, 1), k); });
-  }
-
-  /// Mul(xf, xf)  (rules/rms_norm.td:22:48)
-  bool matchMul4(ValueId v, gen::Next k) {
-    if (seen(kMul4)) return same(kMul4, v) && k();
-    if (!bind(kMul4, v)) return false;
-    const NodeId n = node(kMul4, v, op::kMul);
-    if (n == kNoId || !attrs(kMul4, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchXf(in0, [&] { return matchXf(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchXf(in1, [&] { return matchXf(in0, k); });
-  }
-
-  /// Pow(xf, 2.0) | Mul(xf, xf)  (rules/rms_norm.td:22:23)
-  bool matchAnyOf5(ValueId v, gen::Next k) {
-    if (seen(kAnyOf5)) return same(kAnyOf5, v) && k();
-    if (!bind(kAnyOf5, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kAnyOf5, 0) && matchPow(v, k)) return true;
-    undo(m);
-    if (choose(kAnyOf5, 1) && matchMul4(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// var = ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1) 
-  /// (rules/rms_norm.td:22:6)
-  bool matchVar(ValueId v, gen::Next k) {
-    if (seen(kVar)) return same(kVar, v) && k();
-    if (!bind(kVar, v)) return false;
-    const NodeId n = node(kVar, v, op::kReduceMean);
-    if (n == kNoId || !attrs(kVar, n, v)) return false;
-    return matchAnyOf5(input(n, 0), k);
-  }
-
-  /// eps  (rules/rms_norm.td:23:27)
-  bool matchEps(ValueId v, gen::Next k) {
-    if (seen(kEps)) return same(kEps, v) && k();
-    return bind(kEps, v) && k();
-  }
-
-  /// Add(var, eps)  (rules/rms_norm.td:23:17)
-  bool matchAdd(ValueId v, gen::Next k) {
-    if (seen(kAdd)) return same(kAdd, v) && k();
-    if (!bind(kAdd, v)) return false;
-    const NodeId n = node(kAdd, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchVar(in0, [&] { return matchEps(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchVar(in1, [&] { return matchEps(in0, k); });
-  }
-
-  /// std = Sqrt(Add(var, eps))  (rules/rms_norm.td:23:6)
-  bool matchStd(ValueId v, gen::Next k) {
-    if (seen(kStd)) return same(kStd, v) && k();
-    if (!bind(kStd, v)) return false;
-    const NodeId n = node(kStd, v, op::kSqrt);
-    if (n == kNoId || !attrs(kStd, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Reciprocal(std)  (rules/rms_norm.td:24:42)
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
-    if (!bind(kReciprocal, v)) return false;
-    const NodeId n = node(kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchStd(input(n, 0), k);
-  }
-
-  /// Mul(xf, Reciprocal(std))  (rules/rms_norm.td:24:32)
-  bool matchMul11(ValueId v, gen::Next k) {
-    if (seen(kMul11)) return same(kMul11, v) && k();
-    if (!bind(kMul11, v)) return false;
-    const NodeId n = node(kMul11, v, op::kMul);
-    if (n == kNoId || !attrs(kMul11, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchXf(in0, [&] { return matchReciprocal(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchXf(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
-  /// Div(xf, std)  (rules/rms_norm.td:24:62)
-  bool matchDiv12(ValueId v, gen::Next k) {
-    if (seen(kDiv12)) return same(kDiv12, v) && k();
-    if (!bind(kDiv12, v)) return false;
-    const NodeId n = node(kDiv12, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv12, n, v)) return false;
-    return matchXf(input(n, 0), [&] { return matchStd(input(n, 1), k); });
-  }
-
-  /// 1.0  (rules/rms_norm.td:25:47)
-  bool matchConstant13(ValueId v, gen::Next k) {
-    if (seen(kConstant13)) return same(kConstant13, v) && k();
-    return bind(kConstant13, v) && constant(kConstant13, v) && k();
-  }
-
-  /// Div(1.0, std)  (rules/rms_norm.td:25:42)
-  bool matchDiv14(ValueId v, gen::Next k) {
-    if (seen(kDiv14)) return same(kDiv14, v) && k();
-    if (!bind(kDiv14, v)) return false;
-    const NodeId n = node(kDiv14, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv14, n, v)) return false;
-    return matchConstant13(input(n, 0), [&] { return matchStd(input(n, 1), k); });
-  }
-
-  /// Mul(xf, Div(1.0, std))  (rules/rms_norm.td:25:32)
-  bool matchMul15(ValueId v, gen::Next k) {
-    if (seen(kMul15)) return same(kMul15, v) && k();
-    if (!bind(kMul15, v)) return false;
-    const NodeId n = node(kMul15, v, op::kMul);
-    if (n == kNoId || !attrs(kMul15, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchXf(in0, [&] { return matchDiv14(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchXf(in1, [&] { return matchDiv14(in0, k); });
-  }
-
-  /// Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))  (rules/rms_norm.td:24:25)
-  bool matchAnyOf16(ValueId v, gen::Next k) {
-    if (seen(kAnyOf16)) return same(kAnyOf16, v) && k();
-    if (!bind(kAnyOf16, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kAnyOf16, 0) && matchMul11(v, k)) return true;
-    undo(m);
-    if (choose(kAnyOf16, 1) && matchDiv12(v, k)) return true;
-    undo(m);
-    if (choose(kAnyOf16, 2) && matchMul15(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// h = Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...)))) 
-  /// (rules/rms_norm.td:24:16)
-  bool matchH(ValueId v, gen::Next k) {
-    if (seen(kH)) return same(kH, v) && k();
-    if (!bind(kH, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kH, v, op::kCast);
-      if (n == kNoId || !attrs(kH, n, v)) return false;
-      return matchAnyOf16(input(n, 0), k);
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    // absent: Cast stands for its input
-    return matchAnyOf16(v, k);
-  }
-
-  /// weight  (rules/rms_norm.td:26:17)
-  bool matchWeight(ValueId v, gen::Next k) {
-    if (seen(kWeight)) return same(kWeight, v) && k();
-    return bind(kWeight, v) && k();
-  }
+  // From RmsNormSharedMatch (the same in other rules of this file):
+  // matchX, matchXf, matchConstant2, matchPow, matchMul4, matchAnyOf5, matchVar, matchEps,
+  // matchAdd, matchStd, matchReciprocal, matchMul11, matchDiv12, matchConstant13, matchDiv14,
+  // matchMul15, matchAnyOf16, matchH, matchWeight.
 
   /// y = Mul(h, weight)  (rules/rms_norm.td:26:6)
   bool matchY(ValueId v, gen::Next k) {
@@ -493,20 +519,20 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rms_norm.td:32:5:
+  /// Variant 0 (when opset in [23, -]), rules/rms_norm.td:29:5:
   ///   y = RMSNormalization(x, weight, axis=-1, epsilon=value(eps), stash_type=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rms_norm.td:32:49", "x")) return false;
-    if (!requireBound(kSlotWeight, "rules/rms_norm.td:32:53", "weight")) return false;
+    if (!requireBound(kSlotX, "rules/rms_norm.td:29:49", "x")) return false;
+    if (!requireBound(kSlotWeight, "rules/rms_norm.td:29:53", "weight")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/rms_norm.td:32:74",
-        "rules/rms_norm.td:32:74");
+        "rules/rms_norm.td:29:69",
+        "rules/rms_norm.td:29:69");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     attrs2.push_back(gen::intAttribute("stash_type", 1));
@@ -515,8 +541,8 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rms_norm.td:32:5",
-        "rules/rms_norm.td:32:29")) return false;
+        "rules/rms_norm.td:29:5",
+        "rules/rms_norm.td:29:29")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -532,20 +558,20 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1, rules/rms_norm.td:34:5:
+  /// Variant 1, rules/rms_norm.td:31:5:
   ///   y = SimplifiedLayerNormalization(x, weight, axis=-1, epsilon=value(eps), stash_type=1)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rms_norm.td:34:55", "x")) return false;
-    if (!requireBound(kSlotWeight, "rules/rms_norm.td:34:59", "weight")) return false;
+    if (!requireBound(kSlotX, "rules/rms_norm.td:31:55", "x")) return false;
+    if (!requireBound(kSlotWeight, "rules/rms_norm.td:31:59", "weight")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/rms_norm.td:35:54",
-        "rules/rms_norm.td:35:54");
+        "rules/rms_norm.td:32:54",
+        "rules/rms_norm.td:32:54");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     attrs2.push_back(gen::intAttribute("stash_type", 1));
@@ -554,8 +580,8 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rms_norm.td:34:5",
-        "rules/rms_norm.td:34:23")) return false;
+        "rules/rms_norm.td:31:5",
+        "rules/rms_norm.td:31:23")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -581,7 +607,7 @@ class SimplifiedLayerNormRule : public RewritePattern {
             root,
             100,
             {"ort", "onnx"},
-            "rules/rms_norm.td:15:5",
+            "rules/rms_norm.td:36:5",
             {op::kRMSNormalization, op::kSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -604,6 +630,296 @@ class SimplifiedLayerNormRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/rms_norm.td:54
+// simplified_layer_norm_trailing_axes (priority 99): RMSNorm over the last k axes of x (all of them when ReduceMean has no axes).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule simplified_layer_norm_trailing_axes for the shared checks and messages.
+const gen::RuleSpec& specSimplifiedLayerNormTrailingAxes() {
+  static const gen::RuleSpec spec = {
+    "simplified_layer_norm_trailing_axes",
+    "rules/rms_norm.td:54:5",
+    19,  // root expr
+    // slots
+    {"x", "xf", "var", "eps", "std", "h", "weight", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/rms_norm.td:21:25", 0},
+      // 1: Cast?(x, to=1)
+      {"Cast", "rules/rms_norm.td:21:16", 1, 1,
+       {{"to", "rules/rms_norm.td:21:30", Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 2: 2.0
+      {"constant 2.0", "rules/rms_norm.td:22:5", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 3: Pow(xf, 2.0)
+      {"Pow", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
+      // 4: Mul(xf, xf)
+      {"Mul", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
+      // 5: Pow(xf, 2.0) | Mul(xf, xf)
+      {"alternatives", "rules/rms_norm.td:22:5"},
+      // 6: ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), keepdims=1)
+      {"ReduceMean", "rules/rms_norm.td:22:5", 2, 1,
+       {{"keepdims", "rules/rms_norm.td:22:5", Attr::kEquals, {gen::intLiteral(1)}, false,
+         gen::intLiteral(1)}}},
+      // 7: eps
+      {"eps", "rules/rms_norm.td:23:27", 3},
+      // 8: Add(var, eps)
+      {"Add", "rules/rms_norm.td:23:17", gen::kNoSlot, 2},
+      // 9: Sqrt(Add(var, eps))
+      {"Sqrt", "rules/rms_norm.td:23:6", 4, 1},
+      // 10: Reciprocal(std)
+      {"Reciprocal", "rules/rms_norm.td:24:42", gen::kNoSlot, 1},
+      // 11: Mul(xf, Reciprocal(std))
+      {"Mul", "rules/rms_norm.td:24:32", gen::kNoSlot, 2},
+      // 12: Div(xf, std)
+      {"Div", "rules/rms_norm.td:24:62", gen::kNoSlot, 2},
+      // 13: 1.0
+      {"constant 1.0", "rules/rms_norm.td:25:47", gen::kNoSlot, 0, {}, gen::floatLiteral(1.0)},
+      // 14: Div(1.0, std)
+      {"Div", "rules/rms_norm.td:25:42", gen::kNoSlot, 2},
+      // 15: Mul(xf, Div(1.0, std))
+      {"Mul", "rules/rms_norm.td:25:32", gen::kNoSlot, 2},
+      // 16: Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
+      {"alternatives", "rules/rms_norm.td:24:25"},
+      // 17: Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
+      {"Cast", "rules/rms_norm.td:24:16", 5, 1},
+      // 18: weight
+      {"weight", "rules/rms_norm.td:26:17", 6},
+      // 19: Mul(h, weight)
+      {"Mul", "rules/rms_norm.td:26:6", 7, 2},
+    },
+    // constraints
+    {{Check::kScalar, "rules/rms_norm.td:60:16", "eps", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+      true, true, 0.0, 0.001},
+     {Check::kNative, "rules/rms_norm.td:60:44", "var", gen::kNoSlot, {"var", "xf"}, {2, 1},
+      "reduces_trailing_axes", gen::nativePredicate("reduces_trailing_axes")},
+     {Check::kNative, "rules/rms_norm.td:61:16", "weight", gen::kNoSlot, {"weight", "var", "xf"},
+      {6, 2, 1}, "fits_normalized_shape", gen::nativePredicate("fits_normalized_shape")},
+     {Check::kNative, "rules/rms_norm.td:62:16", "y", gen::kNoSlot, {"y", "x"}, {7, 0},
+      "same_shape", gen::nativePredicate("same_shape")},
+     {Check::kElemType, "rules/rms_norm.td:63:16", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float", "float16", "bfloat16"}, {1, 10, 16}}},
+    // rewrite variants
+    {{true, "", 23}, {}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule simplified_layer_norm_trailing_axes (indices into its RuleSpec's exprs).
+struct SimplifiedLayerNormTrailingAxesIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kXf = 1,
+    kConstant2 = 2,
+    kPow = 3,
+    kMul4 = 4,
+    kAnyOf5 = 5,
+    kVar = 6,
+    kEps = 7,
+    kAdd = 8,
+    kStd = 9,
+    kReciprocal = 10,
+    kMul11 = 11,
+    kDiv12 = 12,
+    kConstant13 = 13,
+    kDiv14 = 14,
+    kMul15 = 15,
+    kAnyOf16 = 16,
+    kH = 17,
+    kWeight = 18,
+    kY = 19,
+  };
+};
+
+/// The search of rule simplified_layer_norm_trailing_axes: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class SimplifiedLayerNormTrailingAxesMatch : public RmsNormSharedMatch<SimplifiedLayerNormTrailingAxesIds> {
+ public:
+  SimplifiedLayerNormTrailingAxesMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RmsNormSharedMatch<SimplifiedLayerNormTrailingAxesIds>(specSimplifiedLayerNormTrailingAxes(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotXf = 1,
+    kSlotVar = 2,
+    kSlotEps = 3,
+    kSlotStd = 4,
+    kSlotH = 5,
+    kSlotWeight = 6,
+    kSlotY = 7,
+  };
+
+  // ---- Match
+
+  // From RmsNormSharedMatch (the same in other rules of this file):
+  // matchX, matchXf, matchConstant2, matchPow, matchMul4, matchAnyOf5, matchVar, matchEps,
+  // matchAdd, matchStd, matchReciprocal, matchMul11, matchDiv12, matchConstant13, matchDiv14,
+  // matchMul15, matchAnyOf16, matchH, matchWeight.
+
+  /// y = Mul(h, weight)  (rules/rms_norm.td:26:6)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kMul);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchH(in0, [&] { return matchWeight(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchH(in1, [&] { return matchWeight(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [23, -]), rules/rms_norm.td:29:5:
+  ///   y = RMSNormalization(x, weight, axis=helper(first_reduced_axis), epsilon=value(eps), stash_type=1)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/rms_norm.td:29:49", "x")) return false;
+    if (!requireBound(kSlotWeight, "rules/rms_norm.td:29:53", "weight")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::AttributeProto> a2_0 = attrHelper(
+        gen::attributeHelper("first_reduced_axis"),
+        {kSlotVar, kSlotXf},
+        {"var", "xf"},
+        "axis",
+        "rules/rms_norm.td:29:62",
+        "rules/rms_norm.td:29:62");
+    if (!a2_0) return false;
+    attrs2.push_back(std::move(*a2_0));
+    std::optional<onnx::AttributeProto> a2_1 = valueOf(
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/rms_norm.td:29:69",
+        "rules/rms_norm.td:29:69");
+    if (!a2_1) return false;
+    attrs2.push_back(std::move(*a2_1));
+    attrs2.push_back(gen::intAttribute("stash_type", 1));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rms_norm.td:29:5",
+        "rules/rms_norm.td:29:29")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotWeight);
+    NodeSpec spec2;
+    spec2.op = op::kRMSNormalization;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+  }
+
+  /// Variant 1, rules/rms_norm.td:31:5:
+  ///   y = SimplifiedLayerNormalization(x, weight, axis=helper(first_reduced_axis), epsilon=value(eps), stash_type=1)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/rms_norm.td:31:55", "x")) return false;
+    if (!requireBound(kSlotWeight, "rules/rms_norm.td:31:59", "weight")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::AttributeProto> a2_0 = attrHelper(
+        gen::attributeHelper("first_reduced_axis"),
+        {kSlotVar, kSlotXf},
+        {"var", "xf"},
+        "axis",
+        "rules/rms_norm.td:31:68",
+        "rules/rms_norm.td:31:68");
+    if (!a2_0) return false;
+    attrs2.push_back(std::move(*a2_0));
+    std::optional<onnx::AttributeProto> a2_1 = valueOf(
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/rms_norm.td:32:54",
+        "rules/rms_norm.td:32:54");
+    if (!a2_1) return false;
+    attrs2.push_back(std::move(*a2_1));
+    attrs2.push_back(gen::intAttribute("stash_type", 1));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rms_norm.td:31:5",
+        "rules/rms_norm.td:31:23")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotWeight);
+    NodeSpec spec2;
+    spec2.op = op::kSimplifiedLayerNormalization;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+  }
+};
+
+/// simplified_layer_norm_trailing_axes as a RewritePattern.
+class SimplifiedLayerNormTrailingAxesRule : public RewritePattern {
+ public:
+  SimplifiedLayerNormTrailingAxesRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            99,
+            {"ort", "onnx"},
+            "rules/rms_norm.td:54:5",
+            {op::kRMSNormalization, op::kSimplifiedLayerNormalization}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    SimplifiedLayerNormTrailingAxesMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/rms_norm.td:81
 // skip_simplified_layer_norm_residual (priority 61): Add + RMSNorm whose sum is also read elsewhere.
 //===----------------------------------------------------------------------===//
 
@@ -611,7 +927,7 @@ class SimplifiedLayerNormRule : public RewritePattern {
 const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
   static const gen::RuleSpec spec = {
     "skip_simplified_layer_norm_residual",
-    "rules/rms_norm.td:54:5",
+    "rules/rms_norm.td:81:5",
     6,  // root expr
     // slots
     {"a", "skip", "s", "gamma", "y"},
@@ -620,40 +936,40 @@ const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
     // exprs
     {
       // 0: a
-      {"a", "rules/rms_norm.td:46:13", 0},
+      {"a", "rules/rms_norm.td:73:13", 0},
       // 1: skip
-      {"skip", "rules/rms_norm.td:46:17", 1},
+      {"skip", "rules/rms_norm.td:73:17", 1},
       // 2: Add(a, skip)
-      {"Add", "rules/rms_norm.td:46:6", 2, 2},
+      {"Add", "rules/rms_norm.td:73:6", 2, 2},
       // 3: gamma
-      {"gamma", "rules/rms_norm.td:47:49", 3},
+      {"gamma", "rules/rms_norm.td:74:49", 3},
       // 4: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"SimplifiedLayerNormalization", "rules/rms_norm.td:47:16", gen::kNoSlot, 2,
-       {{"axis", "rules/rms_norm.td:47:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"SimplifiedLayerNormalization", "rules/rms_norm.td:74:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:74:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(-1)},
-        {"epsilon", "rules/rms_norm.td:47:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+        {"epsilon", "rules/rms_norm.td:74:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
          {}, 0.0, 0.0, 0, "eps"}}},
       // 5: RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"RMSNormalization", "rules/rms_norm.td:48:16", gen::kNoSlot, 2,
-       {{"axis", "rules/rms_norm.td:48:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"RMSNormalization", "rules/rms_norm.td:75:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:75:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(-1)},
-        {"epsilon", "rules/rms_norm.td:48:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+        {"epsilon", "rules/rms_norm.td:75:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
          {}, 0.0, 0.0, 0, "eps"}}},
       // 6: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) | RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"y", "rules/rms_norm.td:47:6", 4},
+      {"y", "rules/rms_norm.td:74:6", 4},
     },
     // constraints
-    {{Check::kConsumers, "rules/rms_norm.td:57:7", "s", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kConsumers, "rules/rms_norm.td:84:7", "s", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       true, true, 2.0, 1e+06},
-     {Check::kShape, "rules/rms_norm.td:57:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
+     {Check::kShape, "rules/rms_norm.td:84:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
       false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/rms_norm.td:57:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rms_norm.td:84:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/rms_norm.td:57:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rms_norm.td:84:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"H"}, {{Dim::kSymbol, 0, 2}}},
-     {Check::kNative, "rules/rms_norm.td:57:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
+     {Check::kNative, "rules/rms_norm.td:84:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
       {0, 1, 3}, "same_elem_type", gen::nativePredicate("same_elem_type")}},
     // rewrite variants
     {{}},
@@ -711,21 +1027,21 @@ class SkipSimplifiedLayerNormResidualMatch : public RmsNormSharedMatch<SkipSimpl
 
   // ---- Rewrite
 
-  /// Variant 0, rules/rms_norm.td:58:7:
+  /// Variant 0, rules/rms_norm.td:85:7:
   ///   y = com.microsoft.SkipSimplifiedLayerNormalization(a, skip, gamma, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/rms_norm.td:59:55", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/rms_norm.td:59:59", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/rms_norm.td:59:66", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/rms_norm.td:86:55", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/rms_norm.td:86:59", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/rms_norm.td:86:66", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/rms_norm.td:59:75",
-        "rules/rms_norm.td:59:75");
+        "rules/rms_norm.td:86:75",
+        "rules/rms_norm.td:86:75");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     collectMatched();
@@ -733,14 +1049,14 @@ class SkipSimplifiedLayerNormResidualMatch : public RmsNormSharedMatch<SkipSimpl
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rms_norm.td:58:7",
-        "rules/rms_norm.td:59:20")) return false;
+        "rules/rms_norm.td:85:7",
+        "rules/rms_norm.td:86:20")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/rms_norm.td:58:7",
-        "rules/rms_norm.td:58:39")) return false;
+        "rules/rms_norm.td:85:7",
+        "rules/rms_norm.td:85:39")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -770,7 +1086,7 @@ class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
             root,
             61,
             {"ort"},
-            "rules/rms_norm.td:54:5",
+            "rules/rms_norm.td:81:5",
             {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -792,7 +1108,7 @@ class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rms_norm.td:62
+// Generated from: rules/rms_norm.td:89
 // skip_simplified_layer_norm (priority 60): Add + RMSNorm.
 //===----------------------------------------------------------------------===//
 
@@ -800,7 +1116,7 @@ class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
 const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
   static const gen::RuleSpec spec = {
     "skip_simplified_layer_norm",
-    "rules/rms_norm.td:62:5",
+    "rules/rms_norm.td:89:5",
     6,  // root expr
     // slots
     {"a", "skip", "s", "gamma", "y"},
@@ -809,38 +1125,38 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
     // exprs
     {
       // 0: a
-      {"a", "rules/rms_norm.td:46:13", 0},
+      {"a", "rules/rms_norm.td:73:13", 0},
       // 1: skip
-      {"skip", "rules/rms_norm.td:46:17", 1},
+      {"skip", "rules/rms_norm.td:73:17", 1},
       // 2: Add(a, skip)
-      {"Add", "rules/rms_norm.td:46:6", 2, 2},
+      {"Add", "rules/rms_norm.td:73:6", 2, 2},
       // 3: gamma
-      {"gamma", "rules/rms_norm.td:47:49", 3},
+      {"gamma", "rules/rms_norm.td:74:49", 3},
       // 4: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"SimplifiedLayerNormalization", "rules/rms_norm.td:47:16", gen::kNoSlot, 2,
-       {{"axis", "rules/rms_norm.td:47:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"SimplifiedLayerNormalization", "rules/rms_norm.td:74:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:74:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(-1)},
-        {"epsilon", "rules/rms_norm.td:47:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+        {"epsilon", "rules/rms_norm.td:74:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
          {}, 0.0, 0.0, 0, "eps"}}},
       // 5: RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"RMSNormalization", "rules/rms_norm.td:48:16", gen::kNoSlot, 2,
-       {{"axis", "rules/rms_norm.td:48:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"RMSNormalization", "rules/rms_norm.td:75:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:75:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(-1)},
-        {"epsilon", "rules/rms_norm.td:48:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+        {"epsilon", "rules/rms_norm.td:75:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
          {}, 0.0, 0.0, 0, "eps"}}},
       // 6: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) | RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"y", "rules/rms_norm.td:47:6", 4},
+      {"y", "rules/rms_norm.td:74:6", 4},
     },
     // constraints
-    {{Check::kShape, "rules/rms_norm.td:65:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
+    {{Check::kShape, "rules/rms_norm.td:92:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
       false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/rms_norm.td:65:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rms_norm.td:92:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/rms_norm.td:65:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rms_norm.td:92:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"H"}, {{Dim::kSymbol, 0, 2}}},
-     {Check::kNative, "rules/rms_norm.td:65:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
+     {Check::kNative, "rules/rms_norm.td:92:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
       {0, 1, 3}, "same_elem_type", gen::nativePredicate("same_elem_type")}},
     // rewrite variants
     {{}},
@@ -898,20 +1214,20 @@ class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLay
 
   // ---- Rewrite
 
-  /// Variant 0, rules/rms_norm.td:66:7:
+  /// Variant 0, rules/rms_norm.td:93:7:
   ///   y = com.microsoft.SkipSimplifiedLayerNormalization(a, skip, gamma, epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/rms_norm.td:66:57", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/rms_norm.td:66:61", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/rms_norm.td:66:68", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/rms_norm.td:93:57", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/rms_norm.td:93:61", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/rms_norm.td:93:68", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/rms_norm.td:67:57",
-        "rules/rms_norm.td:67:57");
+        "rules/rms_norm.td:94:57",
+        "rules/rms_norm.td:94:57");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     collectMatched();
@@ -919,8 +1235,8 @@ class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLay
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rms_norm.td:66:7",
-        "rules/rms_norm.td:66:19")) return false;
+        "rules/rms_norm.td:93:7",
+        "rules/rms_norm.td:93:19")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -947,7 +1263,7 @@ class SkipSimplifiedLayerNormRule : public RewritePattern {
             root,
             60,
             {"ort"},
-            "rules/rms_norm.td:62:5",
+            "rules/rms_norm.td:89:5",
             {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -972,6 +1288,10 @@ class SkipSimplifiedLayerNormRule : public RewritePattern {
 
 void populateRmsNorm(RuleSet& rules) {
   rules.add(std::make_unique<SimplifiedLayerNormRule>("simplified_layer_norm", op::kMul, 0));
+  rules.add(std::make_unique<SimplifiedLayerNormTrailingAxesRule>(
+      "simplified_layer_norm_trailing_axes",
+      op::kMul,
+      0));
   rules.add(std::make_unique<SkipSimplifiedLayerNormResidualRule>(
       "skip_simplified_layer_norm_residual/SimplifiedLayerNormalization",
       op::kSimplifiedLayerNormalization,

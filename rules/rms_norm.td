@@ -12,28 +12,55 @@
 // RMSNormalization with the same contract.
 include "onnx_rewrite/Rule.td"
 
-def SimplifiedLayerNormFusion : Rule<"simplified_layer_norm"> {
-  let priority = 100;
+// The RMSNorm pattern and its two targets, for the mean written `mean` (the ReduceMean
+// over x^2 bound to $var) and the fused op's `axis`.
+class RmsNormRule<string name, dag mean, dag axis> : Rule<name> {
   let tags = ["ort", "onnx"];
-  let doc = "RMSNorm (LLaMA, T5) with its optional fp32 Cast sandwich.";
   let requires = [Opset<"", 9>];
   let match = [
     (Optional (Cast:$xf $x, (to 1))),
-    (ReduceMean:$var (AnyOf (Pow $xf, (f 2)), (Mul $xf, $xf)), (axes (ints -1)), (keepdims 1)),
+    mean,
     (Sqrt:$std (Add $var, $eps)),
     (Optional (Cast:$h (AnyOf (Mul $xf, (Reciprocal $std)), (Div $xf, $std),
                               (Mul $xf, (Div (f 1), $std))))),
     (Mul:$y $h, $weight)
   ];
+  let variants = [
+    Variant<When<"", 23>, [(RMSNormalization:$y $x, $weight, axis, (epsilon (value $eps)),
+                                             (stash_type 1))]>,
+    Variant<Always, [(SimplifiedLayerNormalization:$y $x, $weight, axis,
+                                                    (epsilon (value $eps)), (stash_type 1))]>
+  ];
+}
+
+def SimplifiedLayerNormFusion
+    : RmsNormRule<"simplified_layer_norm",
+                  (ReduceMean:$var (AnyOf (Pow $xf, (f 2)), (Mul $xf, $xf)), (axes (ints -1)),
+                                   (keepdims 1)),
+                  (axis -1)> {
+  let priority = 100;
+  let doc = "RMSNorm (LLaMA, T5) with its optional fp32 Cast sandwich.";
   let where = [Scalar<"eps", "0", "1e-3">, Rank<"weight", [1]>,
                ElemType<"weight", ["float", "float16", "bfloat16"]>,
                Native<"last_dim_of", ["weight", "x"]>];
-  let variants = [
-    Variant<When<"", 23>, [(RMSNormalization:$y $x, $weight, (axis -1), (epsilon (value $eps)),
-                                             (stash_type 1))]>,
-    Variant<Always, [(SimplifiedLayerNormalization:$y $x, $weight, (axis -1),
-                                                    (epsilon (value $eps)), (stash_type 1))]>
-  ];
+}
+
+// The same over several trailing axes, or all of them: a ReduceMean without axes (ONNX
+// Runtime's SimplifiedLayerNorm fusion tests write it so) or with axes k..rank-1. The
+// fused op normalizes from `axis` k on; its scale may broadcast into the normalized shape
+// (ONNX Runtime's kernels and ONNX's RMSNormalization take that; probed), so the norm keeps
+// the weight as written: at most as many axes as are normalized, and y of x's shape. The
+// last-axis rule above outranks it: it also holds where x's shape is unknown.
+def SimplifiedLayerNormTrailingAxesFusion
+    : RmsNormRule<"simplified_layer_norm_trailing_axes",
+                  (ReduceMean:$var (AnyOf (Pow $xf, (f 2)), (Mul $xf, $xf)), (keepdims 1)),
+                  (axis (helper "first_reduced_axis", $var, $xf))> {
+  let priority = 99;
+  let doc = "RMSNorm over the last k axes of x (all of them when ReduceMean has no axes).";
+  let where = [Scalar<"eps", "0", "1e-3">, Native<"reduces_trailing_axes", ["var", "xf"]>,
+               Native<"fits_normalized_shape", ["weight", "var", "xf"]>,
+               Native<"same_shape", ["y", "x"]>,
+               ElemType<"weight", ["float", "float16", "bfloat16"]>];
 }
 
 // A residual Add in front of an RMSNorm (either domain's op), of one hidden size H and one

@@ -44,6 +44,59 @@ bool lastAxis(const MatchContext& ctx, ValueArgs args) {
   return tls_axes.size() == 1 && normalizeAxis(tls_axes[0], *rank) == *rank - 1;
 }
 
+/// The first axis of the trailing axes the Reduce* node producing `r` reduces, counted in
+/// `x`'s rank (its input is x or, as in a norm, an elementwise function of x), if it
+/// reduces exactly axes k..rank-1: its axes (attribute or input) normalized, or, absent,
+/// every axis (unless noop_with_empty_axes makes it an identity).
+std::optional<int64_t> firstReducedAxis(const MatchContext& ctx, ValueId r, ValueId x) {
+  if (r == kNoId || x == kNoId) return std::nullopt;
+  const NodeId p = ctx.graph.value(r).producer();
+  if (p == kNoId || !ctx.graph.node(p).live()) return std::nullopt;
+  const std::optional<int64_t> rank = valueRank(ctx.graph, x);
+  if (!rank || *rank == 0) return std::nullopt;
+  if (findParam(ctx.graph, p, "axes").kind == ParamRef::Kind::kAbsent) {
+    if (intParam(ctx.model, ctx.graph, p, "noop_with_empty_axes", 0).value_or(1) != 0)
+      return std::nullopt;
+    return 0;
+  }
+  if (!readIntsParam(ctx.model, ctx.graph, p, "axes", tls_axes) || tls_axes.empty())
+    return std::nullopt;
+  std::vector<bool> reduced(static_cast<size_t>(*rank), false);
+  for (int64_t a : tls_axes) {
+    const std::optional<int64_t> n = normalizeAxis(a, *rank);
+    if (!n || reduced[static_cast<size_t>(*n)]) return std::nullopt;
+    reduced[static_cast<size_t>(*n)] = true;
+  }
+  const int64_t first = *rank - static_cast<int64_t>(tls_axes.size());
+  for (int64_t i = first; i < *rank; ++i)
+    if (!reduced[static_cast<size_t>(i)]) return std::nullopt;
+  return first;
+}
+
+bool reducesTrailingAxes(const MatchContext& ctx, ValueArgs args) {
+  return firstReducedAxis(ctx, args[0], args[1]).has_value();
+}
+
+/// fits_normalized_shape(w, r, x): w has no more axes than the trailing axes r reduces x
+/// over, so it broadcasts into the normalized shape as a norm's scale must (ONNX's
+/// RMSNormalization), not into x's leading axes as well.
+bool fitsNormalizedShape(const MatchContext& ctx, ValueArgs args) {
+  const std::optional<int64_t> first = firstReducedAxis(ctx, args[1], args[2]);
+  const std::optional<int64_t> w_rank = valueRank(ctx.graph, args[0]);
+  const std::optional<int64_t> x_rank = valueRank(ctx.graph, args[2]);
+  return first && w_rank && x_rank && *w_rank <= *x_rank - *first;
+}
+
+std::optional<onnx::AttributeProto> firstReducedAxisAttr(const MatchContext& ctx,
+                                                         ValueArgs args) {
+  const std::optional<int64_t> first = firstReducedAxis(ctx, args[0], args[1]);
+  if (!first) return std::nullopt;
+  onnx::AttributeProto a;
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(*first);
+  return a;
+}
+
 /// One dim of a value: static, symbolic (a dim_param) or unknown.
 struct Dim {
   bool is_static = false;
@@ -216,6 +269,16 @@ class Registry {
                                     "as SkipLayerNormalization take one type T)"});
     add(predicates, NativePredicate{"static_last_dim", 1, &staticLastDim,
                                     "x's last dim is a static, positive size"});
+    add(predicates, NativePredicate{"fits_normalized_shape", 3, &fitsNormalizedShape,
+                                    "w has at most as many axes as the trailing axes r "
+                                    "reduces x over (a norm scale's rank)"});
+    add(predicates, NativePredicate{"reduces_trailing_axes", 2, &reducesTrailingAxes,
+                                    "r is a reduction of x over its last axes k..rank-1 (all "
+                                    "of them when its axes are absent); x's rank known"});
+    add(attribute_helpers,
+        AttributeHelper{"first_reduced_axis", 2, &firstReducedAxisAttr,
+                        "INT: the first of the trailing axes r reduces x over (see "
+                        "reduces_trailing_axes)"});
     add(attribute_helpers,
         AttributeHelper{"num_heads_from_shape", 1, &numHeadsFromShape,
                         "INT: element 2 of a constant [batch, seq, heads, head_size] shape"});

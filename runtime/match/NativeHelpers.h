@@ -117,6 +117,16 @@ std::vector<std::string> tensorHelperNames();
 //     (a LayerNorm scale, a bias added along the last axis).
 // predicate static_last_dim(x)
 //     `x`'s last dim is a static, positive size.
+// predicate reduces_trailing_axes(r, x)
+//     `r` is the output of a Reduce* node over `x` (or a value of x's rank, such as x^2)
+//     whose axes are exactly x's last axes
+//     k..rank-1, for some k: absent axes (every axis, unless noop_with_empty_axes) or a
+//     constant list, negative axes counted from the end; x's rank must be known.
+// predicate fits_normalized_shape(w, r, x)
+//     `w`'s rank is at most the number of trailing axes `r` reduces `x` over (see
+//     reduces_trailing_axes): a norm scale over those axes.
+// attribute helper first_reduced_axis(r, x)
+//     INT: that k (the `axis` of a norm over those axes).
 // attribute helper num_heads_from_shape(shape)
 //     INT: element 2 of a constant 4-element shape [batch, seq, heads, head_size] (the
 //     Reshape that splits heads in attention), if positive.
