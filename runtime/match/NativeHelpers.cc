@@ -87,8 +87,7 @@ bool fitsNormalizedShape(const MatchContext& ctx, ValueArgs args) {
   return first && w_rank && x_rank && *w_rank <= *x_rank - *first;
 }
 
-std::optional<onnx::AttributeProto> firstReducedAxisAttr(const MatchContext& ctx,
-                                                         ValueArgs args) {
+std::optional<onnx::AttributeProto> firstReducedAxisAttr(const MatchContext& ctx, ValueArgs args) {
   const std::optional<int64_t> first = firstReducedAxis(ctx, args[0], args[1]);
   if (!first) return std::nullopt;
   onnx::AttributeProto a;
