@@ -192,6 +192,16 @@ std::optional<onnx::TensorProto> onesOfLastDim(const MatchContext& ctx, ValueArg
   return t;
 }
 
+std::optional<onnx::AttributeProto> elemTypeOf(const MatchContext& ctx, ValueArgs args) {
+  const int32_t type =
+      args[0] == kNoId ? onnx::TensorProto::UNDEFINED : valueElemType(ctx.graph, args[0]);
+  if (type == onnx::TensorProto::UNDEFINED) return std::nullopt;
+  onnx::AttributeProto a;
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(type);
+  return a;
+}
+
 std::optional<onnx::AttributeProto> numHeadsFromShape(const MatchContext& ctx, ValueArgs args) {
   if (args[0] == kNoId) return std::nullopt;
   std::vector<int64_t> shape;
@@ -278,6 +288,10 @@ class Registry {
         AttributeHelper{"first_reduced_axis", 2, &firstReducedAxisAttr,
                         "INT: the first of the trailing axes r reduces x over (see "
                         "reduces_trailing_axes)"});
+    add(attribute_helpers,
+        AttributeHelper{"elem_type_of", 1, &elemTypeOf,
+                        "INT: x's element type (a Cast's `to` that gives x's type; CastLike "
+                        "before opset 15)"});
     add(attribute_helpers,
         AttributeHelper{"num_heads_from_shape", 1, &numHeadsFromShape,
                         "INT: element 2 of a constant [batch, seq, heads, head_size] shape"});

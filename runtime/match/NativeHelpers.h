@@ -127,6 +127,9 @@ std::vector<std::string> tensorHelperNames();
 //     reduces_trailing_axes): a norm scale over those axes.
 // attribute helper first_reduced_axis(r, x)
 //     INT: that k (the `axis` of a norm over those axes).
+// attribute helper elem_type_of(x)
+//     INT: x's element type, if known (Cast(v, to=elem_type_of(x)) is CastLike(v, x) at
+//     any opset).
 // attribute helper num_heads_from_shape(shape)
 //     INT: element 2 of a constant 4-element shape [batch, seq, heads, head_size] (the
 //     Reshape that splits heads in attention), if positive.

@@ -162,11 +162,20 @@ std::optional<onnx::TensorProto> rotaryHalfCache(const MatchContext& ctx, ValueA
   return t;
 }
 
-/// Twice the columns of constant 2-D cache `c`: the rotary dim of an ORT-layout cache.
+/// Twice the columns of 2-D cache `c`: the rotary dim of an ORT-layout cache. A constant's
+/// dims, or a computed cache's inferred shape (rows as many as the positions read, columns
+/// static: rotary_embedding_computed_runtime's).
 std::optional<int64_t> rotaryDimOfCache(const Graph& g, ValueId c) {
-  const auto dims = c == kNoId ? std::nullopt : constantShape(g, c);
-  if (!dims || dims->size() != 2 || (*dims)[1] <= 0) return std::nullopt;
-  return 2 * (*dims)[1];
+  if (c == kNoId) return std::nullopt;
+  if (const auto dims = constantShape(g, c)) {
+    if (dims->size() != 2 || (*dims)[1] <= 0) return std::nullopt;
+    return 2 * (*dims)[1];
+  }
+  const onnx::TensorShapeProto* shape = valueShape(g, c);
+  if (!shape || shape->dim_size() != 2 || !shape->dim(1).has_dim_value() ||
+      shape->dim(1).dim_value() <= 0)
+    return std::nullopt;
+  return 2 * shape->dim(1).dim_value();
 }
 
 bool rotaryDimOf(const MatchContext& ctx, ValueArgs args) {
@@ -362,6 +371,20 @@ std::optional<onnx::TensorProto> positionTable(const MatchContext& ctx, ValueId 
   return out;
 }
 
+/// inv_freq as the float [1, n] row that multiplies a [rows, 1] column of positions: the same
+/// n floats the graph's MatMul reads (one row of a folded [B, n, 1] Expand).
+std::optional<onnx::TensorProto> rotaryInvFreqRow(const MatchContext& ctx, ValueArgs args) {
+  const std::optional<std::vector<float>> inv = readInvFreq(ctx, args[0]);
+  if (!inv) return std::nullopt;
+  onnx::TensorProto out;
+  out.set_data_type(onnx::TensorProto::FLOAT);
+  out.add_dims(1);
+  out.add_dims(static_cast<int64_t>(inv->size()));
+  out.set_raw_data(
+      std::string(reinterpret_cast<const char*>(inv->data()), inv->size() * sizeof(float)));
+  return out;
+}
+
 float cosOf(float a) { return std::cos(a); }
 float sinOf(float a) { return std::sin(a); }
 
@@ -400,7 +423,7 @@ NativeFamily rotaryNatives() {
                           "cols]: c is 2-D, or [1, 1, rows, cols] squeezed twice"});
   f.predicates.push_back({"rotary_dim_of", 2, &rotaryDimOf,
                           "d is a one-element integer constant equal to twice the columns of "
-                          "constant 2-D cache c (the dims a [max_pos, dim / 2] cache rotates)"});
+                          "2-D cache c (the dims a [max_pos, dim / 2] cache rotates)"});
   f.predicates.push_back({"rotary_split", 3, &rotarySplit,
                           "v is output 0 of a two-output Split of x's static last dim into "
                           "[rotary dim of cache c, the rest]"});
@@ -411,15 +434,18 @@ NativeFamily rotaryNatives() {
                           "s is a constant 4-element shape merging the last two dims of "
                           "x's pairs: [0 or x's dim i for i < 3, -1 or x's static last dim]"});
   f.predicates.push_back({"max_positions_known", 1, &maxPositionsKnown,
-                          "needs --max-positions N (Options::max_positions): the largest "
-                          "position id, which the graph cannot state when position_ids is "
-                          "an input"});
+                          "constant caches need --max-positions N (Options::max_positions): "
+                          "the largest position id, which the graph cannot state when "
+                          "position_ids is an input (without it, "
+                          "rotary_embedding_computed_runtime computes the caches when the "
+                          "model runs)"});
   f.predicates.push_back({"rotary_inv_freq", 2, &rotaryInvFreq,
                           "f is a constant float32 [1, H / 2, 1] (inv_freq[None, :, None]), "
                           "or [B, H / 2, 1] of equal rows (its Expand folded), with H x's "
                           "static, even last dim"});
   f.attribute_helpers.push_back(
-      {"rotary_dim_of_cache", 1, &rotaryDimAttr, "INT: twice the columns of constant 2-D cache c"});
+      {"rotary_dim_of_cache", 1, &rotaryDimAttr,
+       "INT: twice the columns of 2-D cache c (constant, or computed with static columns)"});
   f.attribute_helpers.push_back({"rotary_num_heads_bsnh", 1, &rotaryNumHeadsBsnh,
                                  "INT: the static dim 2 of a 4-D [B, S, N, H] x"});
   f.attribute_helpers.push_back(
@@ -432,6 +458,8 @@ NativeFamily rotaryNatives() {
                               "element type"});
   f.tensor_helpers.push_back({"rotary_heads_shape", 1, &rotaryHeadsShape,
                               "int64 [0, 0, N, H] of a 4-D [B, S, N, H] x with static N, H"});
+  f.tensor_helpers.push_back({"rotary_inv_freq_row", 1, &rotaryInvFreqRow,
+                              "float [1, n]: the inv_freq of rotary_inv_freq(f, x), one row"});
   f.tensor_helpers.push_back({"rotary_cos_from_freq", 2, &rotaryCosFromFreq,
                               "[max_positions, n]: cos(float(p) * f[i]) of constant float32 "
                               "inv_freq f [1, n, 1], as float, or float16 when table t is "

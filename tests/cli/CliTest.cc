@@ -7,7 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <regex>
+#include <set>
 
 #include "tests/support/AttentionModels.h"
 #include "tests/support/GeluModels.h"
@@ -460,16 +463,35 @@ std::string computedRotaryModel() {
   return testing::rotaryModel(s);
 }
 
-TEST_F(CliTest, ExplainSaysComputedRotaryNeedsMaxPositions) {
+TEST_F(CliTest, ExplainSaysConstantRotaryCachesNeedMaxPositions) {
+  // The rotaries fuse anyway (caches computed at run time): --explain-all shows the attempt
+  // of the constant-cache rule at nodes fused later.
   writeModel(in_, parseModel(computedRotaryModel()));
-  CommandResult r =
-      cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q --explain rotary_embedding_computed");
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) +
+                        " -q --explain rotary_embedding_computed --explain-all");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("explain: rotary_embedding_computed at Add"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("needs --max-positions N"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("constant caches need --max-positions N"), std::string::npos) << r.err;
 }
 
-TEST_F(CliTest, MaxPositionsLetsComputedRotaryFuse) {
+TEST_F(CliTest, WithoutMaxPositionsComputedRotaryCachesAreComputedWhenTheModelRuns) {
+  writeModel(in_, parseModel(computedRotaryModel()));
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  const std::vector<std::string> ops = testing::opTypes(out);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::RotaryEmbedding"), 2);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Range"), 1);
+  std::set<std::string> initializers;
+  for (const auto& t : out.graph().initializer()) initializers.insert(t.name());
+  for (const auto& n : out.graph().node()) {
+    if (n.op_type() != "RotaryEmbedding") continue;
+    EXPECT_EQ(initializers.count(n.input(2)), 0u) << n.input(2) << ": a computed cos cache";
+  }
+}
+
+TEST_F(CliTest, MaxPositionsMakesTheRotaryCachesConstants) {
   writeModel(in_, parseModel(computedRotaryModel()));
   CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q --max-positions 16");
   ASSERT_EQ(r.exit_code, 0) << r.err;

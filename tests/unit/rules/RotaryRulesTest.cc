@@ -629,12 +629,100 @@ TEST(RotaryEmbeddingComputedRule, FoldsPhisPartialRotaryWithSlices) {
   expectSameInOrt(rotaryModel(s), "", withMaxPositions());
 }
 
-TEST(RotaryEmbeddingComputedRule, DoesNotFuseWithoutMaxPositions) {
-  // The graph cannot say how many cache rows to build: position_ids is an input.
-  expectUnchanged(rotaryModel(computed()), kRotaryRules);
+// ---- the same without --max-positions: caches computed when the model runs --------------
+
+/// How many nodes of `op` (an op type, any domain) `model` has.
+int countOps(const onnx::ModelProto& model, const std::string& op) {
+  int n = 0;
+  for (const auto& node : model.graph().node()) n += node.op_type() == op;
+  return n;
 }
 
-TEST(RotaryEmbeddingComputedRule, ExplainSaysItNeedsMaxPositions) {
+/// Fuses `text` without max_positions: every RotaryEmbedding (`rotaries` of them) reads one
+/// pair of caches computed once in the graph, from a Range over the positions, never an
+/// initializer; the outputs equal the model's in ONNX Runtime.
+void expectRuntimeCaches(const std::string& text, int rotaries, const char* rotary_op,
+                         const Options& options = {}) {
+  onnx::ModelProto model;
+  fuse(text, &model, nullptr, options);
+  EXPECT_EQ(countOps(model, "RotaryEmbedding"), rotaries);
+  EXPECT_EQ(countOps(model, "Range"), 1) << "one cache computation for every rotary";
+  EXPECT_EQ(countOps(model, "Cos"), 1);
+  EXPECT_EQ(countOps(model, "Sin"), 1);
+  std::string cos_cache;
+  for (const auto& node : model.graph().node()) {
+    if (node.op_type() != "RotaryEmbedding") continue;
+    EXPECT_EQ(node.domain(), rotary_op);
+    // ONNX Runtime's op reads (x, position_ids, cos, sin), ONNX's (x, cos, sin, position_ids).
+    const std::string& cos = node.input(node.domain().empty() ? 1 : 2);
+    EXPECT_EQ(initializer(model, cos), nullptr) << "cos cache " << cos << " is computed";
+    if (cos_cache.empty()) cos_cache = cos;
+    EXPECT_EQ(cos, cos_cache) << "Q and K share the caches";
+  }
+  expectSameInOrt(text, "", options);
+}
+
+TEST(RotaryEmbeddingComputedRuntimeRule, FusesWithCachesComputedWhenTheModelRuns) {
+  // Without --max-positions the graph cannot say how many constant rows to build; the
+  // caches are computed from the positions fed, Range(0, max(position_ids) + 1).
+  expectRuntimeCaches(rotaryModel(computed()), 2, "com.microsoft");
+}
+
+TEST(RotaryEmbeddingComputedRuntimeRule, ScalesAndCastsTheCachesAsTheGraphDoes) {
+  expectRuntimeCaches(rotaryModel(computed([](RotarySpec& s) {
+                        s.scaling = "1.25";
+                        s.cast_tables = true;
+                        s.fp16 = true;
+                      })),
+                      2, "com.microsoft");
+}
+
+TEST(RotaryEmbeddingComputedRuntimeRule, TakesArangePositionsUpToTheRangesLimit) {
+  // Both rotaries fuse: the caches end at the arange's limit, read from its Range, not from
+  // the [1, S] positions the other rotary's match still holds.
+  expectRuntimeCaches(rotaryModel(computed([](RotarySpec& s) { s.arange_step = "1"; })), 2,
+                      "com.microsoft");
+}
+
+TEST(RotaryEmbeddingComputedRuntimeRule, FoldsPhisPartialRotary) {
+  const std::string text = rotaryModel(computed([](RotarySpec& s) {
+    s.rotary_dim = 4;
+    s.halves = Halves::kSplit;
+  }));
+  onnx::ModelProto model;
+  fuse(text, &model);
+  ASSERT_EQ(countOps(model, "RotaryEmbedding"), 2);
+  EXPECT_EQ(countOps(model, "Concat"), 0) << "the pass-through part folded in";
+  for (const auto& node : model.graph().node())
+    if (node.op_type() == "RotaryEmbedding") {
+      ASSERT_NE(attribute(node, "rotary_embedding_dim"), nullptr);
+      EXPECT_EQ(attribute(node, "rotary_embedding_dim")->i(), 4);
+    }
+  expectSameInOrt(text);
+}
+
+TEST(RotaryEmbeddingComputedRuntimeRule, EmitsOnnxRotaryEmbeddingFromOpset23) {
+  expectRuntimeCaches(rotaryModel(computed([](RotarySpec& s) {
+                        s.halves = Halves::kSplit;
+                        s.opset = 23;
+                      })),
+                      2, "");
+}
+
+TEST(RotaryEmbeddingComputedRuntimeRule, DoesNotFuseSinOfOtherFrequencies) {
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.sin_other_freq = true; })),
+                  kRotaryRules);
+}
+
+TEST(RotaryEmbeddingComputedRuntimeRule, DoesNotFuseAScalingOfCosAlone) {
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) {
+                    s.scaling = "1.25";
+                    s.scale_cos_only = true;
+                  })),
+                  kRotaryRules);
+}
+
+TEST(RotaryEmbeddingComputedRule, ExplainSaysConstantCachesNeedMaxPositions) {
   struct Reasons : RewriteListener {
     std::vector<std::string> seen;
     bool wantsMatchFailures() const override { return true; }
@@ -647,7 +735,8 @@ TEST(RotaryEmbeddingComputedRule, ExplainSaysItNeedsMaxPositions) {
   o.listener = &reasons;
   fuse(rotaryModel(computed()), nullptr, nullptr, o);
   ASSERT_FALSE(reasons.seen.empty());
-  EXPECT_NE(reasons.seen[0].find("needs --max-positions"), std::string::npos) << reasons.seen[0];
+  EXPECT_NE(reasons.seen[0].find("constant caches need --max-positions"), std::string::npos)
+      << reasons.seen[0];
 }
 
 TEST(RotaryEmbeddingComputedRule, DoesNotFuseInvFreqThatIsAGraphInput) {
@@ -675,9 +764,11 @@ TEST(RotaryEmbeddingComputedRule, DoesNotFuseTheWrongHalfNegated) {
                   kRotaryRules, withMaxPositions());
 }
 
-TEST(RotaryEmbeddingComputedRule, DoesNotFuseCachesOverOneGiB) {
-  // 2^28 rows of 4 floats: 4 GiB per cache. The rule gives up rather than build it.
-  expectUnchanged(rotaryModel(computed()), kRotaryRules, withMaxPositions(int64_t{1} << 28));
+TEST(RotaryEmbeddingComputedRule, ComputesCachesOverOneGiBAtRunTimeInstead) {
+  // 2^28 rows of 4 floats: 4 GiB per cache. The constant-cache rule gives up rather than
+  // build it; the run-time caches take its place.
+  expectRuntimeCaches(rotaryModel(computed()), 2, "com.microsoft",
+                      withMaxPositions(int64_t{1} << 28));
 }
 
 TEST(RotaryEmbeddingComputedRule, RejectsANegativeMaxPositions) {

@@ -44,6 +44,8 @@ struct WholeModelCase {
   ExporterModelSpec spec;
   /// Opt-in rules the case runs too (--enable, Options::filter.enable); empty: none.
   std::string enable = "";
+  /// Run without max_positions: computed cos/sin become caches computed at run time.
+  bool runtime_caches = false;
 };
 
 WholeModelCase makeCase(ModelFamily family, Exporter exporter, const std::string& suffix = "",
@@ -373,6 +375,30 @@ std::vector<WholeModelCase> wholeModelCases() {
                              s.position_ids_input = false, s.causal_mask = CausalMask::kSdpa;
                            }));
   cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_no_position_ids", no_positions));
+  // Without max_positions (the command's default): the computed cos/sin caches are computed
+  // when the model runs, and every rotary and attention fuses as with constant caches.
+  const auto runtime = [&cases](WholeModelCase c) {
+    c.name += "_runtime_caches";
+    c.runtime_caches = true;
+    cases.push_back(c);
+  };
+  runtime(makeCase(ModelFamily::kLlama, Exporter::kDynamo));
+  runtime(makeCase(ModelFamily::kPhi, Exporter::kDynamo));
+  runtime(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_computed_cache",
+                   [](ExporterModelSpec& s) { s.rope_cache = RopeCache::kComputed; }));
+  runtime(makeCase(ModelFamily::kPhi, Exporter::kTorchScript, "_computed_cache",
+                   [](ExporterModelSpec& s) { s.rope_cache = RopeCache::kComputed; }));
+  runtime(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_sdpa_causal",
+                   [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kSdpa; }));
+  runtime(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_past_one_token",
+                   [](ExporterModelSpec& s) { s.past = true, s.one_token = true; }));
+  runtime(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_opset23",
+                   [](ExporterModelSpec& s) { s.opset = 23; }));
+  runtime(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_rope_scaling",
+                   [](ExporterModelSpec& s) { s.rope_scaling = 1.19f; }));
+  runtime(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_no_position_ids", no_positions));
+  runtime(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm",
+                   [](ExporterModelSpec& s) { s.qk_norm = true; }));
   return cases;
 }
 
@@ -435,10 +461,11 @@ class WholeModel : public ::testing::TestWithParam<WholeModelCase> {
   testing::ExpectedFusions expected() const { return testing::expectedFusions(spec()); }
 
   /// The options every case runs with: the models' position_ids stay below max_positions
-  /// (oracleIntRanges), which computed RoPE caches need stated; the case's opt-in rules.
+  /// (oracleIntRanges), which constant computed-RoPE caches need stated (unless the case
+  /// runs without, for caches computed at run time); the case's opt-in rules.
   Options options() const {
     Options o;
-    o.max_positions = testing::resolved(spec()).max_positions;
+    o.max_positions = GetParam().runtime_caches ? 0 : testing::resolved(spec()).max_positions;
     o.filter.enable = GetParam().enable;
     return o;
   }
