@@ -474,12 +474,21 @@ TEST_F(CliTest, ExplainSaysConstantRotaryCachesNeedMaxPositions) {
   EXPECT_NE(r.err.find("constant caches need --max-positions N"), std::string::npos) << r.err;
 }
 
-TEST_F(CliTest, WithoutMaxPositionsComputedRotaryCachesAreComputedWhenTheModelRuns) {
-  writeModel(in_, parseModel(computedRotaryModel()));
-  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  onnx::ModelProto out;
-  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+/// The command's output for the computed-rotary model and `flags`; empty if it failed.
+class ComputedRotaryCliTest : public CliTest {
+ protected:
+  onnx::ModelProto rewritten(const std::string& flags) {
+    writeModel(in_, parseModel(computedRotaryModel()));
+    CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q" + flags);
+    onnx::ModelProto out;
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.exit_code == 0 && out.ParseFromString(readFile(out_)));
+    return out;
+  }
+};
+
+TEST_F(ComputedRotaryCliTest, WithoutMaxPositionsCachesAreComputedWhenTheModelRuns) {
+  const onnx::ModelProto out = rewritten("");
   const std::vector<std::string> ops = testing::opTypes(out);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::RotaryEmbedding"), 2);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "Range"), 1);
@@ -491,14 +500,10 @@ TEST_F(CliTest, WithoutMaxPositionsComputedRotaryCachesAreComputedWhenTheModelRu
   }
 }
 
-TEST_F(CliTest, MaxPositionsMakesTheRotaryCachesConstants) {
-  writeModel(in_, parseModel(computedRotaryModel()));
-  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q --max-positions 16");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  onnx::ModelProto out;
-  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
-  EXPECT_EQ(testing::opTypes(out), (std::vector<std::string>{"com.microsoft::RotaryEmbedding",
-                                                             "com.microsoft::RotaryEmbedding"}));
+TEST_F(ComputedRotaryCliTest, MaxPositionsMakesTheCachesConstants) {
+  EXPECT_EQ(testing::opTypes(rewritten(" --max-positions 16")),
+            (std::vector<std::string>{"com.microsoft::RotaryEmbedding",
+                                      "com.microsoft::RotaryEmbedding"}));
 }
 
 TEST_F(CliTest, ExplainOfAnUnknownRuleIsAUsageError) {
