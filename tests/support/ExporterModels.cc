@@ -782,6 +782,20 @@ class ModelWriter {
     return b_.node("Reshape", {e, concat({b, b_.ints({s_.heads}), s, b_.ints({s_.head_dim})})});
   }
 
+  /// torchlib's repeat of the K/V heads x for SDPA's enable_gqa (its
+  /// _attention_repeat_kv_for_group_query): every size read from q or x at run time, the
+  /// repeat count Div(q's heads, x's heads), the Unsqueeze axis a scalar constant.
+  std::string torchlibRepeatKv(const std::string& q, const std::string& x) {
+    auto size = [&](const std::string& t, int64_t i) {
+      return b_.node("Shape", {t}, {attrInt("start", i), attrInt("end", i + 1)});
+    };
+    const std::string b = size(q, 0), n = size(q, 1), g = size(x, 1), l = size(x, 2),
+                      h = size(x, 3);
+    const std::string e = b_.node("Expand", {b_.node("Unsqueeze", {x, b_.ints({2}, true)}),
+                                             concat({b, g, b_.node("Div", {n, g}), l, h})});
+    return b_.node("Reshape", {e, concat({b, n, l, h})});
+  }
+
   /// Literals of a gpt.py Head's scores and mask, as dynamo's optimizer leaves them: deduped,
   /// one set serves every head of a layer.
   struct HeadLiterals {
@@ -844,7 +858,8 @@ class ModelWriter {
     if (s_.past || s_.presents) k = withPast("key", k), v = withPast("value", v);
     const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
     // V's repeat first, as GCC evaluated the arguments when they were written inline.
-    const std::string vr = repeatKv(v), kr = repeatKv(k);
+    const std::string vr = s_.sdpa_gqa ? torchlibRepeatKv(q, v) : repeatKv(v);
+    const std::string kr = s_.sdpa_gqa ? torchlibRepeatKv(q, k) : repeatKv(k);
     std::string mask = sdpa ? "" : mask_;
     if (s_.mask_sliced_by_keys)  // never with sdpa (resolved())
       mask = b_.node("Slice", {mask, b_.ints({0}), dim(kr, 2), b_.ints({3}), b_.ints({1})});
@@ -1480,6 +1495,10 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument("qk_norm is Qwen3's, built on llama");
   if (s.qk_norm_after_transpose && !s.qk_norm)
     throw std::invalid_argument("qk_norm_after_transpose places qk_norm");
+  if (s.sdpa_gqa && (s.family != ModelFamily::kLlama || ts || *s.causal_mask != CausalMask::kSdpa ||
+                     s.kv_heads >= s.heads))
+    throw std::invalid_argument(
+        "sdpa_gqa is torchlib's enable_gqa: llama, dynamo, SDPA's is_causal, kv_heads < heads");
   return s;
 }
 

@@ -201,6 +201,11 @@ struct ExporterModelSpec {
   /// With qk_norm: Gemma3's placement, the norm on the transposed [B, N, S, H] heads,
   /// q_norm(q_proj(x).view(B, S, -1, head_dim).transpose(1, 2)).
   bool qk_norm_after_transpose = false;
+  /// llama dynamo with SDPA's is_causal and fewer K/V heads: transformers >= 4.48
+  /// calls SDPA with enable_gqa=True (torch >= 2.5, no attention_mask) instead of repeat_kv,
+  /// and torchlib repeats the K/V heads itself: Reshape(Expand(Unsqueeze(k, 2), [B, G,
+  /// Div(N, G), L, H]), [B, N, L, H]), each size read with Shape(x, start, end) of q or k.
+  bool sdpa_gqa = false;
   uint64_t seed = 1;
 };
 

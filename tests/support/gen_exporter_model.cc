@@ -29,7 +29,7 @@ const char* kUsage =
     "         [--rope-scaling F] [--no-position-ids]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask] [--mask-sliced-by-keys]\n"
-    "         [--presents] [--merged] [--qk-norm] [--qk-norm-after-transpose]\n"
+    "         [--presents] [--merged] [--qk-norm] [--qk-norm-after-transpose] [--sdpa-gqa]\n"
     "         [--attention eager|sdpa]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
@@ -112,6 +112,8 @@ int main(int argc, char** argv) {
         spec.qk_norm = true;
       } else if (a == "--qk-norm-after-transpose") {
         spec.qk_norm = spec.qk_norm_after_transpose = true;
+      } else if (a == "--sdpa-gqa") {
+        spec.sdpa_gqa = true;
       } else if (a == "--rope-scaling") {
         const std::string v = value();
         try {

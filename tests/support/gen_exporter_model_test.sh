@@ -39,6 +39,10 @@ for family in gpt2 llama; do
     $("$gen" --family "$family" --merged --oracle-args) --int-range use_cache_branch=0:1 >/dev/null
 done
 "$gen" --family llama --exporter dynamo --presents --layers 1 -o "$tmp/llama_first.onnx"
+"$gen" --family llama --exporter dynamo --causal-mask sdpa --sdpa-gqa --layers 1 -o "$tmp/gqa.onnx"
+# shellcheck disable=SC2046
+node "$compare" "$tmp/gqa.onnx" "$tmp/gqa.onnx" --dim batch=2 --dim seq=5 \
+  $("$gen" --family llama --oracle-args) >/dev/null
 
 fails() {
   local status=0
@@ -60,4 +64,6 @@ fails --family bert --merged -o "$tmp/x.onnx"
 fails --family llama --attention eager -o "$tmp/x.onnx"
 fails --family vit --opset 11 --attention sdpa -o "$tmp/x.onnx"
 fails --family llama --past --presents -o "$tmp/x.onnx"
+fails --family llama --exporter torchscript --causal-mask sdpa --sdpa-gqa -o "$tmp/x.onnx"
+fails --family llama --exporter dynamo --sdpa-gqa -o "$tmp/x.onnx"
 echo "gen_exporter_model: OK"

@@ -375,6 +375,17 @@ std::vector<WholeModelCase> wholeModelCases() {
                              s.position_ids_input = false, s.causal_mask = CausalMask::kSdpa;
                            }));
   cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_no_position_ids", no_positions));
+  // transformers >= 4.48 give SDPA enable_gqa=True when there is no attention_mask: torchlib
+  // repeats the K/V heads itself (sizes read at run time, the repeat count a Div).
+  const auto sdpa_gqa = [](ExporterModelSpec& s) {
+    s.causal_mask = CausalMask::kSdpa, s.sdpa_gqa = true;
+  };
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_sdpa_gqa", sdpa_gqa));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_sdpa_gqa_opset23",
+                           [](ExporterModelSpec& s) {
+                             s.causal_mask = CausalMask::kSdpa, s.sdpa_gqa = true;
+                             s.opset = 23;
+                           }));
   // Without max_positions (the command's default): the computed cos/sin caches are computed
   // when the model runs, and every rotary and attention fuses as with constant caches.
   const auto runtime = [&cases](WholeModelCase c) {
@@ -399,6 +410,7 @@ std::vector<WholeModelCase> wholeModelCases() {
   runtime(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_no_position_ids", no_positions));
   runtime(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_qk_norm",
                    [](ExporterModelSpec& s) { s.qk_norm = true; }));
+  runtime(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_sdpa_gqa", sdpa_gqa));
   return cases;
 }
 
