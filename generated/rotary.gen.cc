@@ -73,147 +73,147 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// cos_cache
-  /// (rules/rotary.yaml: rotary_embedding 194:48, rotary_embedding_interleaved 297:30,
-  /// rotary_embedding_interleaved_bsnh 313:30)
+  /// (rules/rotary.yaml: rotary_embedding 195:48, rotary_embedding_interleaved 308:30,
+  /// rotary_embedding_interleaved_bsnh 324:30)
   bool matchCosCache(ValueId v, gen::Next k) {
     if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
     return bind(Ids::kCosCache, v) && k();
   }
 
   /// pos
-  /// (rules/rotary.yaml: rotary_embedding 194:60, rotary_embedding_computed 142:45 (in
-  /// computed_rope at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 142:45 (in
-  /// computed_rope at rules/rotary.yaml:271:60), rotary_embedding_interleaved 297:41,
-  /// rotary_embedding_interleaved_bsnh 313:41, rotary_embedding_partial 42:45 (in rotary_op at
-  /// rules/rotary.yaml:340:26), rotary_embedding_partial_bsnh 42:45 (in rotary_op at
-  /// rules/rotary.yaml:362:27))
+  /// (rules/rotary.yaml: rotary_embedding 195:60, rotary_embedding_computed 143:45 (in
+  /// computed_rope at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 143:45 (in
+  /// computed_rope at rules/rotary.yaml:275:60), rotary_embedding_interleaved 308:41,
+  /// rotary_embedding_interleaved_bsnh 324:41, rotary_embedding_partial 42:45 (in rotary_op at
+  /// rules/rotary.yaml:351:26), rotary_embedding_partial_bsnh 42:45 (in rotary_op at
+  /// rules/rotary.yaml:373:27))
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// sin_cache
-  /// (rules/rotary.yaml: rotary_embedding 195:48, rotary_embedding_interleaved 298:30,
-  /// rotary_embedding_interleaved_bsnh 314:30)
+  /// (rules/rotary.yaml: rotary_embedding 196:48, rotary_embedding_interleaved 309:30,
+  /// rotary_embedding_interleaved_bsnh 325:30)
   bool matchSinCache(ValueId v, gen::Next k) {
     if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
     return bind(Ids::kSinCache, v) && k();
   }
 
   /// x
-  /// (rules/rotary.yaml: rotary_embedding 198:21, rotary_embedding_computed 243:74,
-  /// rotary_embedding_computed_runtime 271:74, rotary_embedding_interleaved 299:21,
-  /// rotary_embedding_interleaved_bsnh 315:21, rotary_embedding_partial 337:38,
-  /// rotary_embedding_partial_bsnh 361:38)
+  /// (rules/rotary.yaml: rotary_embedding 199:21, rotary_embedding_computed 244:74,
+  /// rotary_embedding_computed_runtime 275:74, rotary_embedding_interleaved 310:21,
+  /// rotary_embedding_interleaved_bsnh 326:21, rotary_embedding_partial 348:38,
+  /// rotary_embedding_partial_bsnh 372:38)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 119:26 (in cache_rows at rules/rotary.yaml:194:37),
-  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:299:34),
-  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:315:34))
+  /// (rules/rotary.yaml: rotary_embedding 120:26 (in cache_rows at rules/rotary.yaml:195:37),
+  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:310:34),
+  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:326:34))
   bool matchConstant20(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
     return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 119:66 (in cache_rows at rules/rotary.yaml:195:37),
-  /// rotary_embedding_computed 50:49 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 50:49 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 120:66 (in cache_rows at rules/rotary.yaml:196:37),
+  /// rotary_embedding_computed 50:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 50:49 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchConstant40(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant40)) return same(Ids::kConstant40, v) && k();
     return bind(Ids::kConstant40, v) && constant(Ids::kConstant40, v) && k();
   }
 
   /// 2
-  /// (rules/rotary.yaml: rotary_embedding 120:49 (in cache_rows at rules/rotary.yaml:195:37),
-  /// rotary_embedding_computed 51:49 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 51:49 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 121:49 (in cache_rows at rules/rotary.yaml:196:37),
+  /// rotary_embedding_computed 51:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 51:49 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchConstant48(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant48)) return same(Ids::kConstant48, v) && k();
     return bind(Ids::kConstant48, v) && constant(Ids::kConstant48, v) && k();
   }
 
   /// rotate_half.1.i1
-  /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:198:34),
-  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 50:44 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:199:34),
+  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 50:44 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1I1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I1)) return same(Ids::kRotateHalf1I1, v) && k();
     return bind(Ids::kRotateHalf1I1, v) && k();
   }
 
   /// rotate_half.1.c1
-  /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:198:34),
-  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 50:58 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:199:34),
+  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 50:58 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1C1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C1)) return same(Ids::kRotateHalf1C1, v) && k();
     return bind(Ids::kRotateHalf1C1, v) && k();
   }
 
   /// rotate_half.1.i2
-  /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:198:34),
-  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 51:44 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:199:34),
+  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 51:44 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1I2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I2)) return same(Ids::kRotateHalf1I2, v) && k();
     return bind(Ids::kRotateHalf1I2, v) && k();
   }
 
   /// rotate_half.1.c2
-  /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:198:34),
-  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 51:58 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:199:34),
+  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 51:58 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1C2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C2)) return same(Ids::kRotateHalf1C2, v) && k();
     return bind(Ids::kRotateHalf1C2, v) && k();
   }
 
   /// rotate_half.1.a1
-  /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:198:34),
-  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 52:29 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:199:34),
+  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 52:29 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A1)) return same(Ids::kRotateHalf1A1, v) && k();
     return bind(Ids::kRotateHalf1A1, v) && k();
   }
 
   /// rotate_half.1.e2
-  /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:198:34),
-  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 53:26 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:199:34),
+  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 53:26 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1E2)) return same(Ids::kRotateHalf1E2, v) && k();
     return bind(Ids::kRotateHalf1E2, v) && k();
   }
 
   /// rotate_half.1.a2
-  /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:198:34),
-  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 53:30 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:199:34),
+  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 53:30 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A2)) return same(Ids::kRotateHalf1A2, v) && k();
     return bind(Ids::kRotateHalf1A2, v) && k();
   }
 
   /// rotate_half.1.p1 = Split(x, axis=-1)
-  /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:198:34),
-  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 54:16 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:199:34),
+  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 54:16 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1P1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P1)) return same(Ids::kRotateHalf1P1, v) && k();
     if (!bind(Ids::kRotateHalf1P1, v)) return false;
@@ -223,46 +223,46 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// rotate_half.1.p2
-  /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:198:34),
-  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope
-  /// at rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 55:32 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:199:34),
+  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
+  /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 55:32 (in rotate_half at
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1P2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P2)) return same(Ids::kRotateHalf1P2, v) && k();
     return bind(Ids::kRotateHalf1P2, v) && k();
   }
 
   /// p0
-  /// (rules/rotary.yaml: rotary_embedding_computed 140:29 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 140:29 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 141:29 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:29 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchP0(ValueId v, gen::Next k) {
     if (seen(Ids::kP0)) return same(Ids::kP0, v) && k();
     return bind(Ids::kP0, v) && k();
   }
 
   /// pe
-  /// (rules/rotary.yaml: rotary_embedding_computed 140:33 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 140:33 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 141:33 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:33 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchPe(ValueId v, gen::Next k) {
     if (seen(Ids::kPe)) return same(Ids::kPe, v) && k();
     return bind(Ids::kPe, v) && k();
   }
 
   /// 1
-  /// (rules/rotary.yaml: rotary_embedding_computed 140:37 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 140:37 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 141:37 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:37 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchConstant4(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant4)) return same(Ids::kConstant4, v) && k();
     return bind(Ids::kConstant4, v) && constant(Ids::kConstant4, v) && k();
   }
 
   /// Range(p0, pe, 1)
-  /// (rules/rotary.yaml: rotary_embedding_computed 140:23 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 140:23 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 141:23 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:23 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchRange(ValueId v, gen::Next k) {
     if (seen(Ids::kRange)) return same(Ids::kRange, v) && k();
     if (!bind(Ids::kRange, v)) return false;
@@ -276,9 +276,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// computed_rope.1.p1 = Unsqueeze(Range(p0, pe, 1), axes=[0])
-  /// (rules/rotary.yaml: rotary_embedding_computed 140:13 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 140:13 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 141:13 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:13 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchComputedRope1P1(ValueId v, gen::Next k) {
     if (seen(Ids::kComputedRope1P1)) return same(Ids::kComputedRope1P1, v) && k();
     if (!bind(Ids::kComputedRope1P1, v)) return false;
@@ -288,27 +288,27 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// inv_freq
-  /// (rules/rotary.yaml: rotary_embedding_computed 141:37 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 141:37 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 142:37 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:37 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchInvFreq(ValueId v, gen::Next k) {
     if (seen(Ids::kInvFreq)) return same(Ids::kInvFreq, v) && k();
     return bind(Ids::kInvFreq, v) && k();
   }
 
   /// _
-  /// (rules/rotary.yaml: rotary_embedding_computed 141:47 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 141:47 (in computed_rope at
-  /// rules/rotary.yaml:271:60), rotary_embedding_partial_bsnh 363:31)
+  /// (rules/rotary.yaml: rotary_embedding_computed 142:47 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:47 (in computed_rope at
+  /// rules/rotary.yaml:275:60), rotary_embedding_partial_bsnh 374:31)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
   /// Expand(inv_freq, _)
-  /// (rules/rotary.yaml: rotary_embedding_computed 141:30 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 141:30 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 142:30 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:30 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(Ids::kExpand)) return same(Ids::kExpand, v) && k();
     if (!bind(Ids::kExpand, v)) return false;
@@ -318,9 +318,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Expand(inv_freq, _) | inv_freq
-  /// (rules/rotary.yaml: rotary_embedding_computed 141:50 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 141:50 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 142:50 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:50 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchAnyOf10(ValueId v, gen::Next k) {
     if (seen(Ids::kAnyOf10)) return same(Ids::kAnyOf10, v) && k();
     if (!bind(Ids::kAnyOf10, v)) return false;
@@ -333,9 +333,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Unsqueeze(pos, axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_computed 142:35 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 142:35 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 143:35 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 143:35 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchUnsqueeze12(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze12)) return same(Ids::kUnsqueeze12, v) && k();
     if (!bind(Ids::kUnsqueeze12, v)) return false;
@@ -345,9 +345,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Cast(Unsqueeze(pos, axes=[1]), to=1)
-  /// (rules/rotary.yaml: rotary_embedding_computed 142:30 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 142:30 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 143:30 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 143:30 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchCast13(ValueId v, gen::Next k) {
     if (seen(Ids::kCast13)) return same(Ids::kCast13, v) && k();
     if (!bind(Ids::kCast13, v)) return false;
@@ -357,9 +357,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Unsqueeze(computed_rope.1.p1, axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_computed 143:37 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 143:37 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 144:37 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 144:37 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchUnsqueeze14(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze14)) return same(Ids::kUnsqueeze14, v) && k();
     if (!bind(Ids::kUnsqueeze14, v)) return false;
@@ -369,9 +369,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
-  /// (rules/rotary.yaml: rotary_embedding_computed 143:32 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 143:32 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 144:32 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 144:32 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchCast15(ValueId v, gen::Next k) {
     if (seen(Ids::kCast15)) return same(Ids::kCast15, v) && k();
     if (!bind(Ids::kCast15, v)) return false;
@@ -381,9 +381,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Cast(Unsqueeze(pos, axes=[1]), to=1) | Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
-  /// (rules/rotary.yaml: rotary_embedding_computed 143:30 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 143:30 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 144:30 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 144:30 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchAnyOf16(ValueId v, gen::Next k) {
     if (seen(Ids::kAnyOf16)) return same(Ids::kAnyOf16, v) && k();
     if (!bind(Ids::kAnyOf16, v)) return false;
@@ -397,9 +397,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// MatMul((Expand(inv_freq, _) | inv_freq), (Cast(Unsqueeze(...), to=1) | Cast(Unsqueeze(...),
   /// to=1)))
-  /// (rules/rotary.yaml: rotary_embedding_computed 141:23 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 141:23 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 142:23 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:23 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(Ids::kMatMul)) return same(Ids::kMatMul, v) && k();
     if (!bind(Ids::kMatMul, v)) return false;
@@ -410,9 +410,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// computed_rope.1.fr = Transpose(MatMul((Expand(...) | inv_freq), (Cast(...) | Cast(...))),
   /// perm=[0, 2, 1])
-  /// (rules/rotary.yaml: rotary_embedding_computed 141:13 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 141:13 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 142:13 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:13 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchComputedRope1Fr(ValueId v, gen::Next k) {
     if (seen(Ids::kComputedRope1Fr)) return same(Ids::kComputedRope1Fr, v) && k();
     if (!bind(Ids::kComputedRope1Fr, v)) return false;
@@ -422,9 +422,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// computed_rope.1.emb = Concat(computed_rope.1.fr, computed_rope.1.fr, axis=-1)
-  /// (rules/rotary.yaml: rotary_embedding_computed 145:13 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 145:13 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 146:13 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 146:13 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchComputedRope1Emb(ValueId v, gen::Next k) {
     if (seen(Ids::kComputedRope1Emb)) return same(Ids::kComputedRope1Emb, v) && k();
     if (!bind(Ids::kComputedRope1Emb, v)) return false;
@@ -434,9 +434,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Cos(computed_rope.1.emb)
-  /// (rules/rotary.yaml: rotary_embedding_computed 146:23 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 146:23 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 147:23 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:23 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchCos20(ValueId v, gen::Next k) {
     if (seen(Ids::kCos20)) return same(Ids::kCos20, v) && k();
     if (!bind(Ids::kCos20, v)) return false;
@@ -446,18 +446,18 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// fc
-  /// (rules/rotary.yaml: rotary_embedding_computed 146:33 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 146:33 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 147:33 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:33 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchFc(ValueId v, gen::Next k) {
     if (seen(Ids::kFc)) return same(Ids::kFc, v) && k();
     return bind(Ids::kFc, v) && k();
   }
 
   /// Mul(Cos(computed_rope.1.emb), fc)
-  /// (rules/rotary.yaml: rotary_embedding_computed 146:19 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 146:19 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 147:19 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:19 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(Ids::kMul22)) return same(Ids::kMul22, v) && k();
     if (!bind(Ids::kMul22, v)) return false;
@@ -472,9 +472,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Cos(computed_rope.1.emb)
-  /// (rules/rotary.yaml: rotary_embedding_computed 146:47 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 146:47 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 147:47 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:47 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchCos23(ValueId v, gen::Next k) {
     if (seen(Ids::kCos23)) return same(Ids::kCos23, v) && k();
     if (!bind(Ids::kCos23, v)) return false;
@@ -484,9 +484,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(Cos(computed_rope.1.emb), fc) | Cos(computed_rope.1.emb)
-  /// (rules/rotary.yaml: rotary_embedding_computed 146:45 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 146:45 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 147:45 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:45 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchAnyOf24(ValueId v, gen::Next k) {
     if (seen(Ids::kAnyOf24)) return same(Ids::kAnyOf24, v) && k();
     if (!bind(Ids::kAnyOf24, v)) return false;
@@ -499,9 +499,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// ct = Cast?((Mul(Cos(...), fc) | Cos(computed_rope.1.emb)), to=1)
-  /// (rules/rotary.yaml: rotary_embedding_computed 146:13 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 146:13 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 147:13 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:13 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchCt(ValueId v, gen::Next k) {
     if (seen(Ids::kCt)) return same(Ids::kCt, v) && k();
     if (!bind(Ids::kCt, v)) return false;
@@ -518,9 +518,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Sin(computed_rope.1.emb)
-  /// (rules/rotary.yaml: rotary_embedding_computed 147:23 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 147:23 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 148:23 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:23 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchSin26(ValueId v, gen::Next k) {
     if (seen(Ids::kSin26)) return same(Ids::kSin26, v) && k();
     if (!bind(Ids::kSin26, v)) return false;
@@ -530,18 +530,18 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// fs
-  /// (rules/rotary.yaml: rotary_embedding_computed 147:33 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 147:33 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 148:33 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:33 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchFs(ValueId v, gen::Next k) {
     if (seen(Ids::kFs)) return same(Ids::kFs, v) && k();
     return bind(Ids::kFs, v) && k();
   }
 
   /// Mul(Sin(computed_rope.1.emb), fs)
-  /// (rules/rotary.yaml: rotary_embedding_computed 147:19 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 147:19 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 148:19 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:19 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchMul28(ValueId v, gen::Next k) {
     if (seen(Ids::kMul28)) return same(Ids::kMul28, v) && k();
     if (!bind(Ids::kMul28, v)) return false;
@@ -556,9 +556,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Sin(computed_rope.1.emb)
-  /// (rules/rotary.yaml: rotary_embedding_computed 147:47 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 147:47 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 148:47 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:47 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchSin29(ValueId v, gen::Next k) {
     if (seen(Ids::kSin29)) return same(Ids::kSin29, v) && k();
     if (!bind(Ids::kSin29, v)) return false;
@@ -568,9 +568,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(Sin(computed_rope.1.emb), fs) | Sin(computed_rope.1.emb)
-  /// (rules/rotary.yaml: rotary_embedding_computed 147:45 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 147:45 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 148:45 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:45 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchAnyOf30(ValueId v, gen::Next k) {
     if (seen(Ids::kAnyOf30)) return same(Ids::kAnyOf30, v) && k();
     if (!bind(Ids::kAnyOf30, v)) return false;
@@ -583,9 +583,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// st = Cast?((Mul(Sin(...), fs) | Sin(computed_rope.1.emb)), to=1)
-  /// (rules/rotary.yaml: rotary_embedding_computed 147:13 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 147:13 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 148:13 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:13 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(Ids::kSt)) return same(Ids::kSt, v) && k();
     if (!bind(Ids::kSt, v)) return false;
@@ -602,9 +602,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cos = Unsqueeze(ct, axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_computed 148:13 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 148:13 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 149:13 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 149:13 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchCos32(ValueId v, gen::Next k) {
     if (seen(Ids::kCos32)) return same(Ids::kCos32, v) && k();
     if (!bind(Ids::kCos32, v)) return false;
@@ -614,9 +614,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// sin = Unsqueeze(st, axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_computed 149:13 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 149:13 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 150:13 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 150:13 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchSin33(ValueId v, gen::Next k) {
     if (seen(Ids::kSin33)) return same(Ids::kSin33, v) && k();
     if (!bind(Ids::kSin33, v)) return false;
@@ -626,9 +626,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(x, cos)
-  /// (rules/rotary.yaml: rotary_embedding_computed 150:17 (in computed_rope at
-  /// rules/rotary.yaml:243:60), rotary_embedding_computed_runtime 150:17 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml: rotary_embedding_computed 151:17 (in computed_rope at
+  /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 151:17 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchMul34(ValueId v, gen::Next k) {
     if (seen(Ids::kMul34)) return same(Ids::kMul34, v) && k();
     if (!bind(Ids::kMul34, v)) return false;
@@ -644,9 +644,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(x)
   /// (rules/rotary.yaml: rotary_embedding_computed 50:34 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 50:34 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 50:34 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(Ids::kShape37)) return same(Ids::kShape37, v) && k();
     if (!bind(Ids::kShape37, v)) return false;
@@ -657,9 +657,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Gather(Shape(x), rotate_half.1.i1)
   /// (rules/rotary.yaml: rotary_embedding_computed 50:27 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 50:27 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 50:27 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchGather39(ValueId v, gen::Next k) {
     if (seen(Ids::kGather39)) return same(Ids::kGather39, v) && k();
     if (!bind(Ids::kGather39, v)) return false;
@@ -670,9 +670,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Div(Gather(Shape(x), rotate_half.1.i1), 2)
   /// (rules/rotary.yaml: rotary_embedding_computed 50:23 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 50:23 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 50:23 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchDiv41(ValueId v, gen::Next k) {
     if (seen(Ids::kDiv41)) return same(Ids::kDiv41, v) && k();
     if (!bind(Ids::kDiv41, v)) return false;
@@ -683,9 +683,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
   /// (rules/rotary.yaml: rotary_embedding_computed 50:13 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 50:13 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 50:13 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchUnsqueeze42(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze42)) return same(Ids::kUnsqueeze42, v) && k();
     if (!bind(Ids::kUnsqueeze42, v)) return false;
@@ -696,9 +696,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
   /// (rules/rotary.yaml: rotary_embedding_computed 50:56 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 50:56 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 50:56 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1H1)) return same(Ids::kRotateHalf1H1, v) && k();
     if (!bind(Ids::kRotateHalf1H1, v)) return false;
@@ -712,9 +712,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(x)
   /// (rules/rotary.yaml: rotary_embedding_computed 51:34 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 51:34 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 51:34 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchShape45(ValueId v, gen::Next k) {
     if (seen(Ids::kShape45)) return same(Ids::kShape45, v) && k();
     if (!bind(Ids::kShape45, v)) return false;
@@ -725,9 +725,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Gather(Shape(x), rotate_half.1.i2)
   /// (rules/rotary.yaml: rotary_embedding_computed 51:27 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 51:27 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 51:27 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchGather47(ValueId v, gen::Next k) {
     if (seen(Ids::kGather47)) return same(Ids::kGather47, v) && k();
     if (!bind(Ids::kGather47, v)) return false;
@@ -738,9 +738,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Div(Gather(Shape(x), rotate_half.1.i2), 2)
   /// (rules/rotary.yaml: rotary_embedding_computed 51:23 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 51:23 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 51:23 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchDiv49(ValueId v, gen::Next k) {
     if (seen(Ids::kDiv49)) return same(Ids::kDiv49, v) && k();
     if (!bind(Ids::kDiv49, v)) return false;
@@ -751,9 +751,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
   /// (rules/rotary.yaml: rotary_embedding_computed 51:13 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 51:13 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 51:13 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchUnsqueeze50(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze50)) return same(Ids::kUnsqueeze50, v) && k();
     if (!bind(Ids::kUnsqueeze50, v)) return false;
@@ -764,9 +764,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
   /// (rules/rotary.yaml: rotary_embedding_computed 51:56 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 51:56 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 51:56 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1H2)) return same(Ids::kRotateHalf1H2, v) && k();
     if (!bind(Ids::kRotateHalf1H2, v)) return false;
@@ -780,9 +780,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_computed 52:22 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 52:22 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 52:22 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchConstant53(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant53)) return same(Ids::kConstant53, v) && k();
     return bind(Ids::kConstant53, v) && constant(Ids::kConstant53, v) && k();
@@ -790,9 +790,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
   /// (rules/rotary.yaml: rotary_embedding_computed 52:13 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 52:13 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 52:13 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1S1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1S1)) return same(Ids::kRotateHalf1S1, v) && k();
     if (!bind(Ids::kRotateHalf1S1, v)) return false;
@@ -809,9 +809,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
   /// (rules/rotary.yaml: rotary_embedding_computed 53:13 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 53:13 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 53:13 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1S2)) return same(Ids::kRotateHalf1S2, v) && k();
     if (!bind(Ids::kRotateHalf1S2, v)) return false;
@@ -828,9 +828,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1
   /// (rules/rotary.yaml: rotary_embedding_computed 55:25 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 55:25 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 55:25 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1X1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1X1)) return same(Ids::kRotateHalf1X1, v) && k();
     if (!bind(Ids::kRotateHalf1X1, v)) return false;
@@ -844,9 +844,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2
   /// (rules/rotary.yaml: rotary_embedding_computed 55:25 (in rotate_half at
-  /// rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60),
-  /// rotary_embedding_computed_runtime 55:25 (in rotate_half at rules/rotary.yaml:150:34) (in
-  /// computed_rope at rules/rotary.yaml:271:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
+  /// rotary_embedding_computed_runtime 55:25 (in rotate_half at rules/rotary.yaml:151:34) (in
+  /// computed_rope at rules/rotary.yaml:275:60))
   bool matchRotateHalf1X2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1X2)) return same(Ids::kRotateHalf1X2, v) && k();
     if (!bind(Ids::kRotateHalf1X2, v)) return false;
@@ -859,8 +859,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(cos_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 297:23, rotary_embedding_interleaved_bsnh
-  /// 313:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 308:23, rotary_embedding_interleaved_bsnh
+  /// 324:23)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(Ids::kGather2)) return same(Ids::kGather2, v) && k();
     if (!bind(Ids::kGather2, v)) return false;
@@ -870,8 +870,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 297:13, rotary_embedding_interleaved_bsnh
-  /// 313:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 308:13, rotary_embedding_interleaved_bsnh
+  /// 324:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
     if (!bind(Ids::kCos, v)) return false;
@@ -881,8 +881,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(sin_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 298:23, rotary_embedding_interleaved_bsnh
-  /// 314:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 309:23, rotary_embedding_interleaved_bsnh
+  /// 325:23)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(Ids::kGather5)) return same(Ids::kGather5, v) && k();
     if (!bind(Ids::kGather5, v)) return false;
@@ -892,8 +892,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 298:13, rotary_embedding_interleaved_bsnh
-  /// 314:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 309:13, rotary_embedding_interleaved_bsnh
+  /// 325:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
     if (!bind(Ids::kSin, v)) return false;
@@ -903,8 +903,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(x, cos)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 299:17, rotary_embedding_interleaved_bsnh
-  /// 315:17)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 310:17, rotary_embedding_interleaved_bsnh
+  /// 326:17)
   bool matchMul8(ValueId v, gen::Next k) {
     if (seen(Ids::kMul8)) return same(Ids::kMul8, v) && k();
     if (!bind(Ids::kMul8, v)) return false;
@@ -920,8 +920,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.rot = Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1Rot(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Rot)) return same(Ids::kRotatePairs1Rot, v) && k();
     if (!bind(Ids::kRotatePairs1Rot, v)) return false;
@@ -931,8 +931,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(rotate_pairs.1.rot, sin)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 299:30, rotary_embedding_interleaved_bsnh
-  /// 315:30)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 310:30, rotary_embedding_interleaved_bsnh
+  /// 326:30)
   bool matchMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMul10)) return same(Ids::kMul10, v) && k();
     if (!bind(Ids::kMul10, v)) return false;
@@ -948,8 +948,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchConstant12(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
     return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
@@ -957,8 +957,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1E1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E1)) return same(Ids::kRotatePairs1E1, v) && k();
     return bind(Ids::kRotatePairs1E1, v) && k();
@@ -966,8 +966,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A1)) return same(Ids::kRotatePairs1A1, v) && k();
     return bind(Ids::kRotatePairs1A1, v) && k();
@@ -975,8 +975,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchConstant15(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
     return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
@@ -984,8 +984,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x1 = Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1X1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X1)) return same(Ids::kRotatePairs1X1, v) && k();
     if (!bind(Ids::kRotatePairs1X1, v)) return false;
@@ -1004,8 +1004,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchConstant17(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant17)) return same(Ids::kConstant17, v) && k();
     return bind(Ids::kConstant17, v) && constant(Ids::kConstant17, v) && k();
@@ -1013,8 +1013,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E2)) return same(Ids::kRotatePairs1E2, v) && k();
     return bind(Ids::kRotatePairs1E2, v) && k();
@@ -1022,8 +1022,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A2)) return same(Ids::kRotatePairs1A2, v) && k();
     return bind(Ids::kRotatePairs1A2, v) && k();
@@ -1031,8 +1031,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x2 = Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1X2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X2)) return same(Ids::kRotatePairs1X2, v) && k();
     if (!bind(Ids::kRotatePairs1X2, v)) return false;
@@ -1051,8 +1051,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Neg(rotate_pairs.1.x2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
     if (!bind(Ids::kNeg, v)) return false;
@@ -1063,8 +1063,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchUnsqueeze23(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze23)) return same(Ids::kUnsqueeze23, v) && k();
     if (!bind(Ids::kUnsqueeze23, v)) return false;
@@ -1075,8 +1075,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchUnsqueeze24(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze24)) return same(Ids::kUnsqueeze24, v) && k();
     if (!bind(Ids::kUnsqueeze24, v)) return false;
@@ -1088,8 +1088,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.st = Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]),
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1St(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1St)) return same(Ids::kRotatePairs1St, v) && k();
     if (!bind(Ids::kRotatePairs1St, v)) return false;
@@ -1100,8 +1100,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchShape26(ValueId v, gen::Next k) {
     if (seen(Ids::kShape26)) return same(Ids::kShape26, v) && k();
     if (!bind(Ids::kShape26, v)) return false;
@@ -1112,8 +1112,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(Ids::kSlice)) return same(Ids::kSlice, v) && k();
     if (!bind(Ids::kSlice, v)) return false;
@@ -1124,8 +1124,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchConstant28(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
     return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
@@ -1133,8 +1133,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchConcat29(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat29)) return same(Ids::kConcat29, v) && k();
     if (!bind(Ids::kConcat29, v)) return false;
@@ -1145,8 +1145,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st, start=0, end=3)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchShape30(ValueId v, gen::Next k) {
     if (seen(Ids::kShape30)) return same(Ids::kShape30, v) && k();
     if (!bind(Ids::kShape30, v)) return false;
@@ -1157,8 +1157,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchConstant31(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant31)) return same(Ids::kConstant31, v) && k();
     return bind(Ids::kConstant31, v) && constant(Ids::kConstant31, v) && k();
@@ -1166,8 +1166,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchConcat32(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat32)) return same(Ids::kConcat32, v) && k();
     if (!bind(Ids::kConcat32, v)) return false;
@@ -1178,8 +1178,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1Fc(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fc)) return same(Ids::kRotatePairs1Fc, v) && k();
     return bind(Ids::kRotatePairs1Fc, v) && k();
@@ -1188,8 +1188,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:299:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:315:34))
+  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
+  /// rules/rotary.yaml:326:34))
   bool matchRotatePairs1Fs(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fs)) return same(Ids::kRotatePairs1Fs, v) && k();
     if (!bind(Ids::kRotatePairs1Fs, v)) return false;
@@ -1205,8 +1205,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_partial 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:337:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:361:23))
+  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
+  /// rules/rotary.yaml:372:23))
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
     return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
@@ -1214,8 +1214,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d
   /// (rules/rotary.yaml: rotary_embedding_partial 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:337:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:361:23))
+  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
+  /// rules/rotary.yaml:372:23))
   bool matchD(ValueId v, gen::Next k) {
     if (seen(Ids::kD)) return same(Ids::kD, v) && k();
     return bind(Ids::kD, v) && k();
@@ -1223,8 +1223,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a1
   /// (rules/rotary.yaml: rotary_embedding_partial 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:337:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:361:23))
+  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
+  /// rules/rotary.yaml:372:23))
   bool matchFirstAndRest1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A1)) return same(Ids::kFirstAndRest1A1, v) && k();
     return bind(Ids::kFirstAndRest1A1, v) && k();
@@ -1232,8 +1232,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:337:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:361:23))
+  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
+  /// rules/rotary.yaml:372:23))
   bool matchD2(ValueId v, gen::Next k) {
     if (seen(Ids::kD2)) return same(Ids::kD2, v) && k();
     return bind(Ids::kD2, v) && k();
@@ -1241,8 +1241,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.e2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:337:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:361:23))
+  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
+  /// rules/rotary.yaml:372:23))
   bool matchFirstAndRest1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1E2)) return same(Ids::kFirstAndRest1E2, v) && k();
     return bind(Ids::kFirstAndRest1E2, v) && k();
@@ -1250,8 +1250,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:337:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:361:23))
+  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
+  /// rules/rotary.yaml:372:23))
   bool matchFirstAndRest1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A2)) return same(Ids::kFirstAndRest1A2, v) && k();
     return bind(Ids::kFirstAndRest1A2, v) && k();
@@ -1259,7 +1259,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:190
+// Generated from: rules/rotary.yaml:191
 // rotary_embedding (priority 95): Hugging Face rotate-half RoPE on [B, N, S, H] heads or a 3-D [B, S, H] x.
 //===----------------------------------------------------------------------===//
 
@@ -1267,7 +1267,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specRotaryEmbedding() {
   static const gen::RuleSpec spec = {
     "rotary_embedding",
-    "rules/rotary.yaml:190:5",
+    "rules/rotary.yaml:191:5",
     19,  // root expr
     // slots
     {"cos_cache", "cache_rows.1.c", "pos", "sin_cache", "cache_rows.2.c", "flat_cache_rows.1.c",
@@ -1281,329 +1281,329 @@ const gen::RuleSpec& specRotaryEmbedding() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:194:48", 0},
+      {"cos_cache", "rules/rotary.yaml:195:48", 0},
       // 1: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
-      {"cache_rows.1.c", "rules/rotary.yaml:119:35 (in cache_rows at rules/rotary.yaml:194:37)", 1},
+      {"cache_rows.1.c", "rules/rotary.yaml:120:35 (in cache_rows at rules/rotary.yaml:195:37)", 1},
       // 2: pos
-      {"pos", "rules/rotary.yaml:194:60", 2},
+      {"pos", "rules/rotary.yaml:195:60", 2},
       // 3: Gather(cache_rows.1.c, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:194:30", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:194:65", Attr::kEquals, {gen::intLiteral(0)}, true,
-         gen::intLiteral(0)}}},
-      // 4: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:194:20", gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:194:74", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
-      // 5: sin_cache
-      {"sin_cache", "rules/rotary.yaml:195:48", 3},
-      // 6: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
-      {"cache_rows.2.c", "rules/rotary.yaml:119:35 (in cache_rows at rules/rotary.yaml:195:37)", 4},
-      // 7: Gather(cache_rows.2.c, pos, axis=0)
       {"Gather", "rules/rotary.yaml:195:30", gen::kNoSlot, 2,
        {{"axis", "rules/rotary.yaml:195:65", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
-      // 8: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])
+      // 4: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])
       {"Unsqueeze", "rules/rotary.yaml:195:20", gen::kNoSlot, 1,
        {{"axes", "rules/rotary.yaml:195:74", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
-      // 9: Slice?(cos_cache, 0, _, 0)
-      {"Slice", "rules/rotary.yaml:128:11 (in flat_cache_rows at rules/rotary.yaml:196:29)", 5, 4},
-      // 10: Gather(flat_cache_rows.1.c, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:196:22", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:196:62", Attr::kEquals, {gen::intLiteral(0)}, true,
+      // 5: sin_cache
+      {"sin_cache", "rules/rotary.yaml:196:48", 3},
+      // 6: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
+      {"cache_rows.2.c", "rules/rotary.yaml:120:35 (in cache_rows at rules/rotary.yaml:196:37)", 4},
+      // 7: Gather(cache_rows.2.c, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:196:30", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:196:65", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
-      // 11: Slice?(sin_cache, 0, _, 0)
-      {"Slice", "rules/rotary.yaml:128:11 (in flat_cache_rows at rules/rotary.yaml:197:29)", 6, 4},
-      // 12: Gather(flat_cache_rows.2.c, pos, axis=0)
+      // 8: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:196:20", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:196:74", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 9: Slice?(cos_cache, 0, _, 0)
+      {"Slice", "rules/rotary.yaml:129:11 (in flat_cache_rows at rules/rotary.yaml:197:29)", 5, 4},
+      // 10: Gather(flat_cache_rows.1.c, pos, axis=0)
       {"Gather", "rules/rotary.yaml:197:22", gen::kNoSlot, 2,
        {{"axis", "rules/rotary.yaml:197:62", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
+      // 11: Slice?(sin_cache, 0, _, 0)
+      {"Slice", "rules/rotary.yaml:129:11 (in flat_cache_rows at rules/rotary.yaml:198:29)", 6, 4},
+      // 12: Gather(flat_cache_rows.2.c, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:198:22", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:198:62", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
       // 13: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c, pos, axis=0)
-      {"cos", "rules/rotary.yaml:196:19", 7, 0, {}, {}, 1e-06, 0, {}, false, {}, {14}},
+      {"cos", "rules/rotary.yaml:197:19", 7, 0, {}, {}, 1e-06, 0, {}, false, {}, {14}},
       // 14: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.2.c, pos, axis=0)
-      {"sin", "rules/rotary.yaml:196:19", 8, 0, {}, {}, 1e-06, 0, {}, false, {}, {13}},
+      {"sin", "rules/rotary.yaml:197:19", 8, 0, {}, {}, 1e-06, 0, {}, false, {}, {13}},
       // 15: x
-      {"x", "rules/rotary.yaml:198:21", 9},
+      {"x", "rules/rotary.yaml:199:21", 9},
       // 16: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:198:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:199:17", gen::kNoSlot, 2},
       // 17: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
-      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:198:34)", 10, 2,
-       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:199:34)", 10, 2,
+       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:199:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 18: Mul(rotate_half.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:198:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:199:30", gen::kNoSlot, 2},
       // 19: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      {"Add", "rules/rotary.yaml:198:13", 11, 2},
+      {"Add", "rules/rotary.yaml:199:13", 11, 2},
       // 20: 0
-      {"constant 0", "rules/rotary.yaml:119:26 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"constant 0", "rules/rotary.yaml:120:26 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 21: _
-      {"_", "rules/rotary.yaml:119:29 (in cache_rows at rules/rotary.yaml:194:37)"},
+      {"_", "rules/rotary.yaml:120:29 (in cache_rows at rules/rotary.yaml:195:37)"},
       // 22: 0
-      {"constant 0", "rules/rotary.yaml:119:32 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"constant 0", "rules/rotary.yaml:120:32 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 23: Slice?(cos_cache, 0, _, 0)
-      {"Slice", "rules/rotary.yaml:119:12 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"Slice", "rules/rotary.yaml:120:12 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 4},
       // 24: 0
-      {"constant 0", "rules/rotary.yaml:119:66 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"constant 0", "rules/rotary.yaml:120:66 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 25: _
-      {"_", "rules/rotary.yaml:119:69 (in cache_rows at rules/rotary.yaml:194:37)"},
+      {"_", "rules/rotary.yaml:120:69 (in cache_rows at rules/rotary.yaml:195:37)"},
       // 26: 2
-      {"constant 2", "rules/rotary.yaml:119:72 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"constant 2", "rules/rotary.yaml:120:72 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 27: Slice(cos_cache, 0, _, 2)
-      {"Slice", "rules/rotary.yaml:119:53 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"Slice", "rules/rotary.yaml:120:53 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 4},
       // 28: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
-      {"Squeeze", "rules/rotary.yaml:119:45 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"Squeeze", "rules/rotary.yaml:120:45 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:119:76 (in cache_rows at rules/rotary.yaml:194:37)",
+       {{"axes", "rules/rotary.yaml:120:76 (in cache_rows at rules/rotary.yaml:195:37)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 29: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:119:37 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"Squeeze", "rules/rotary.yaml:120:37 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:119:80 (in cache_rows at rules/rotary.yaml:194:37)",
+       {{"axes", "rules/rotary.yaml:120:80 (in cache_rows at rules/rotary.yaml:195:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 30: 0
-      {"constant 0", "rules/rotary.yaml:120:43 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"constant 0", "rules/rotary.yaml:121:43 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 31: _
-      {"_", "rules/rotary.yaml:120:46 (in cache_rows at rules/rotary.yaml:194:37)"},
+      {"_", "rules/rotary.yaml:121:46 (in cache_rows at rules/rotary.yaml:195:37)"},
       // 32: 2
-      {"constant 2", "rules/rotary.yaml:120:49 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"constant 2", "rules/rotary.yaml:121:49 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 33: Slice(cos_cache, 0, _, 2)
-      {"Slice", "rules/rotary.yaml:120:30 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"Slice", "rules/rotary.yaml:121:30 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 4},
       // 34: Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:120:22 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"Squeeze", "rules/rotary.yaml:121:22 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:120:53 (in cache_rows at rules/rotary.yaml:194:37)",
+       {{"axes", "rules/rotary.yaml:121:53 (in cache_rows at rules/rotary.yaml:195:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 35: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:120:14 (in cache_rows at rules/rotary.yaml:194:37)",
+      {"Squeeze", "rules/rotary.yaml:121:14 (in cache_rows at rules/rotary.yaml:195:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:120:57 (in cache_rows at rules/rotary.yaml:194:37)",
+       {{"axes", "rules/rotary.yaml:121:57 (in cache_rows at rules/rotary.yaml:195:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 36: 0
-      {"constant 0", "rules/rotary.yaml:119:26 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"constant 0", "rules/rotary.yaml:120:26 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 37: _
-      {"_", "rules/rotary.yaml:119:29 (in cache_rows at rules/rotary.yaml:195:37)"},
+      {"_", "rules/rotary.yaml:120:29 (in cache_rows at rules/rotary.yaml:196:37)"},
       // 38: 0
-      {"constant 0", "rules/rotary.yaml:119:32 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"constant 0", "rules/rotary.yaml:120:32 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 39: Slice?(sin_cache, 0, _, 0)
-      {"Slice", "rules/rotary.yaml:119:12 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"Slice", "rules/rotary.yaml:120:12 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 4},
       // 40: 0
-      {"constant 0", "rules/rotary.yaml:119:66 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"constant 0", "rules/rotary.yaml:120:66 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 41: _
-      {"_", "rules/rotary.yaml:119:69 (in cache_rows at rules/rotary.yaml:195:37)"},
+      {"_", "rules/rotary.yaml:120:69 (in cache_rows at rules/rotary.yaml:196:37)"},
       // 42: 2
-      {"constant 2", "rules/rotary.yaml:119:72 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"constant 2", "rules/rotary.yaml:120:72 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 43: Slice(sin_cache, 0, _, 2)
-      {"Slice", "rules/rotary.yaml:119:53 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"Slice", "rules/rotary.yaml:120:53 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 4},
       // 44: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
-      {"Squeeze", "rules/rotary.yaml:119:45 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"Squeeze", "rules/rotary.yaml:120:45 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:119:76 (in cache_rows at rules/rotary.yaml:195:37)",
+       {{"axes", "rules/rotary.yaml:120:76 (in cache_rows at rules/rotary.yaml:196:37)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 45: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:119:37 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"Squeeze", "rules/rotary.yaml:120:37 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:119:80 (in cache_rows at rules/rotary.yaml:195:37)",
+       {{"axes", "rules/rotary.yaml:120:80 (in cache_rows at rules/rotary.yaml:196:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 46: 0
-      {"constant 0", "rules/rotary.yaml:120:43 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"constant 0", "rules/rotary.yaml:121:43 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 47: _
-      {"_", "rules/rotary.yaml:120:46 (in cache_rows at rules/rotary.yaml:195:37)"},
+      {"_", "rules/rotary.yaml:121:46 (in cache_rows at rules/rotary.yaml:196:37)"},
       // 48: 2
-      {"constant 2", "rules/rotary.yaml:120:49 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"constant 2", "rules/rotary.yaml:121:49 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 49: Slice(sin_cache, 0, _, 2)
-      {"Slice", "rules/rotary.yaml:120:30 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"Slice", "rules/rotary.yaml:121:30 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 4},
       // 50: Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:120:22 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"Squeeze", "rules/rotary.yaml:121:22 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:120:53 (in cache_rows at rules/rotary.yaml:195:37)",
+       {{"axes", "rules/rotary.yaml:121:53 (in cache_rows at rules/rotary.yaml:196:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 51: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])
-      {"Squeeze", "rules/rotary.yaml:120:14 (in cache_rows at rules/rotary.yaml:195:37)",
+      {"Squeeze", "rules/rotary.yaml:121:14 (in cache_rows at rules/rotary.yaml:196:37)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:120:57 (in cache_rows at rules/rotary.yaml:195:37)",
+       {{"axes", "rules/rotary.yaml:121:57 (in cache_rows at rules/rotary.yaml:196:37)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 52: 0
-      {"constant 0", "rules/rotary.yaml:128:25 (in flat_cache_rows at rules/rotary.yaml:196:29)",
+      {"constant 0", "rules/rotary.yaml:129:25 (in flat_cache_rows at rules/rotary.yaml:197:29)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 53: _
-      {"_", "rules/rotary.yaml:128:28 (in flat_cache_rows at rules/rotary.yaml:196:29)"},
+      {"_", "rules/rotary.yaml:129:28 (in flat_cache_rows at rules/rotary.yaml:197:29)"},
       // 54: 0
-      {"constant 0", "rules/rotary.yaml:128:31 (in flat_cache_rows at rules/rotary.yaml:196:29)",
+      {"constant 0", "rules/rotary.yaml:129:31 (in flat_cache_rows at rules/rotary.yaml:197:29)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 55: 0
-      {"constant 0", "rules/rotary.yaml:128:25 (in flat_cache_rows at rules/rotary.yaml:197:29)",
+      {"constant 0", "rules/rotary.yaml:129:25 (in flat_cache_rows at rules/rotary.yaml:198:29)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 56: _
-      {"_", "rules/rotary.yaml:128:28 (in flat_cache_rows at rules/rotary.yaml:197:29)"},
+      {"_", "rules/rotary.yaml:129:28 (in flat_cache_rows at rules/rotary.yaml:198:29)"},
       // 57: 0
-      {"constant 0", "rules/rotary.yaml:128:31 (in flat_cache_rows at rules/rotary.yaml:197:29)",
+      {"constant 0", "rules/rotary.yaml:129:31 (in flat_cache_rows at rules/rotary.yaml:198:29)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 58: Shape(x)
-      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 1},
       // 59: rotate_half.1.i1
-      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:199:34)",
        12},
       // 60: Gather(Shape(x), rotate_half.1.i1)
-      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 2},
       // 61: 2
-      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 62: Div(Gather(Shape(x), rotate_half.1.i1), 2)
-      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:198:34)", gen::kNoSlot,
+      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:199:34)", gen::kNoSlot,
        2},
       // 63: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:198:34)",
+       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:199:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 64: rotate_half.1.c1
-      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:199:34)",
        13},
       // 65: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:199:34)",
        14},
       // 66: Shape(x)
-      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 1},
       // 67: rotate_half.1.i2
-      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:199:34)",
        15},
       // 68: Gather(Shape(x), rotate_half.1.i2)
-      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 2},
       // 69: 2
-      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 70: Div(Gather(Shape(x), rotate_half.1.i2), 2)
-      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:198:34)", gen::kNoSlot,
+      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:199:34)", gen::kNoSlot,
        2},
       // 71: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:198:34)",
+       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:199:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 72: rotate_half.1.c2
-      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:199:34)",
        16},
       // 73: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:199:34)",
        17},
       // 74: 0
-      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:199:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 75: rotate_half.1.a1
-      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:199:34)",
        18},
       // 76: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
-      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:198:34)", 19, 4},
+      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:199:34)", 19, 4},
       // 77: rotate_half.1.e2
-      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:199:34)",
        20},
       // 78: rotate_half.1.a2
-      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:199:34)",
        21},
       // 79: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:198:34)", 22, 4},
+      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:199:34)", 22, 4},
       // 80: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:198:34)", 23, 1,
-       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:199:34)", 23, 1,
+       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:199:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 24, "rotate_half.1.p2"}}},
       // 81: rotate_half.1.p2
-      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:199:34)",
        24},
       // 82: rotate_half.1.s1 | rotate_half.1.p1
-      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:199:34)",
        25, 0, {}, {}, 1e-06, 0, {}, false, {}, {83}},
       // 83: rotate_half.1.s2 | rotate_half.1.p2
-      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:198:34)",
+      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:199:34)",
        26, 0, {}, {}, 1e-06, 0, {}, false, {}, {82}},
       // 84: Neg(rotate_half.1.x2)
-      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:198:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:199:34)", gen::kNoSlot,
        1},
     },
     // constraints
-    {{Check::kRank, "rules/rotary.yaml:200:14", "x", 9, {}, {}, "", nullptr, gen::kNoSlot, {3, 4}},
-     {Check::kElemType, "rules/rotary.yaml:201:14", "pos", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kRank, "rules/rotary.yaml:201:14", "x", 9, {}, {}, "", nullptr, gen::kNoSlot, {3, 4}},
+     {Check::kElemType, "rules/rotary.yaml:202:14", "pos", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:201:28", "pos", gen::kNoSlot, {"pos", "x"}, {2, 9},
+     {Check::kNative, "rules/rotary.yaml:202:28", "pos", gen::kNoSlot, {"pos", "x"}, {2, 9},
       "positions_of", gen::nativePredicate("positions_of")},
-     {Check::kNative, "rules/rotary.yaml:122:16 (in cache_rows at rules/rotary.yaml:194:37)",
+     {Check::kNative, "rules/rotary.yaml:123:16 (in cache_rows at rules/rotary.yaml:195:37)",
       "cos_cache", gen::kNoSlot, {"cos_cache", "cache_rows.1.c"}, {0, 1}, "rotary_cache_rows",
       gen::nativePredicate("rotary_cache_rows"), 1},
-     {Check::kNative, "rules/rotary.yaml:123:16 (in cache_rows at rules/rotary.yaml:194:37)",
+     {Check::kNative, "rules/rotary.yaml:124:16 (in cache_rows at rules/rotary.yaml:195:37)",
       "cache_rows.1.c", gen::kNoSlot, {"cache_rows.1.c"}, {1}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1},
-     {Check::kNative, "rules/rotary.yaml:122:16 (in cache_rows at rules/rotary.yaml:195:37)",
+     {Check::kNative, "rules/rotary.yaml:123:16 (in cache_rows at rules/rotary.yaml:196:37)",
       "sin_cache", gen::kNoSlot, {"sin_cache", "cache_rows.2.c"}, {3, 4}, "rotary_cache_rows",
       gen::nativePredicate("rotary_cache_rows"), 4},
-     {Check::kNative, "rules/rotary.yaml:123:16 (in cache_rows at rules/rotary.yaml:195:37)",
+     {Check::kNative, "rules/rotary.yaml:124:16 (in cache_rows at rules/rotary.yaml:196:37)",
       "cache_rows.2.c", gen::kNoSlot, {"cache_rows.2.c"}, {4}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 4},
-     {Check::kShape, "rules/rotary.yaml:130:16 (in flat_cache_rows at rules/rotary.yaml:196:29)",
+     {Check::kShape, "rules/rotary.yaml:131:16 (in flat_cache_rows at rules/rotary.yaml:197:29)",
       "cos_cache", 0, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kNative, "rules/rotary.yaml:130:31 (in flat_cache_rows at rules/rotary.yaml:196:29)",
+     {Check::kNative, "rules/rotary.yaml:131:31 (in flat_cache_rows at rules/rotary.yaml:197:29)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_cache",
       gen::nativePredicate("rotary_cache"), 5},
-     {Check::kNative, "rules/rotary.yaml:131:16 (in flat_cache_rows at rules/rotary.yaml:196:29)",
+     {Check::kNative, "rules/rotary.yaml:132:16 (in flat_cache_rows at rules/rotary.yaml:197:29)",
       "flat_cache_rows.1.c", gen::kNoSlot, {"flat_cache_rows.1.c"}, {5}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 5},
-     {Check::kShape, "rules/rotary.yaml:130:16 (in flat_cache_rows at rules/rotary.yaml:197:29)",
+     {Check::kShape, "rules/rotary.yaml:131:16 (in flat_cache_rows at rules/rotary.yaml:198:29)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kNative, "rules/rotary.yaml:130:31 (in flat_cache_rows at rules/rotary.yaml:197:29)",
+     {Check::kNative, "rules/rotary.yaml:131:31 (in flat_cache_rows at rules/rotary.yaml:198:29)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_cache",
       gen::nativePredicate("rotary_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:131:16 (in flat_cache_rows at rules/rotary.yaml:197:29)",
+     {Check::kNative, "rules/rotary.yaml:132:16 (in flat_cache_rows at rules/rotary.yaml:198:29)",
       "flat_cache_rows.2.c", gen::kNoSlot, {"flat_cache_rows.2.c"}, {6}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 6},
-     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {13, 9}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 10},
-     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {16, 9}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 10},
-     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {12, 9}, "last_axis",
       gen::nativePredicate("last_axis"), 10},
-     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {15, 9}, "last_axis",
       gen::nativePredicate("last_axis"), 10},
-     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {18, 9}, "last_axis",
       gen::nativePredicate("last_axis"), 10},
-     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {21, 9}, "last_axis",
       gen::nativePredicate("last_axis"), 10},
-     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {20, 9}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 10},
-     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {19}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 10},
-     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {22}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 10},
-     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:198:34)",
+     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:199:34)",
       "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {23, 9}, "split_halves",
       gen::nativePredicate("split_halves"), 10}},
     // rewrite variants
@@ -1774,8 +1774,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   // matchRotateHalf1P1, matchRotateHalf1P2.
 
   /// cache_rows.1.c = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:119:35 (in cache_rows
-  /// at rules/rotary.yaml:194:37))
+  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:120:35 (in cache_rows
+  /// at rules/rotary.yaml:195:37))
   bool matchCacheRows1C(ValueId v, gen::Next k) {
     if (seen(kCacheRows1C)) return same(kCacheRows1C, v) && k();
     if (!bind(kCacheRows1C, v)) return false;
@@ -1789,7 +1789,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Gather(cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:194:30)
+  /// Gather(cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:195:30)
   bool matchGather3(ValueId v, gen::Next k) {
     if (seen(kGather3)) return same(kGather3, v) && k();
     if (!bind(kGather3, v)) return false;
@@ -1798,7 +1798,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCacheRows1C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:194:20)
+  /// Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:195:20)
   bool matchUnsqueeze4(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze4)) return same(kUnsqueeze4, v) && k();
     if (!bind(kUnsqueeze4, v)) return false;
@@ -1808,8 +1808,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// cache_rows.2.c = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:119:35 (in cache_rows
-  /// at rules/rotary.yaml:195:37))
+  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:120:35 (in cache_rows
+  /// at rules/rotary.yaml:196:37))
   bool matchCacheRows2C(ValueId v, gen::Next k) {
     if (seen(kCacheRows2C)) return same(kCacheRows2C, v) && k();
     if (!bind(kCacheRows2C, v)) return false;
@@ -1823,7 +1823,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Gather(cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:195:30)
+  /// Gather(cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:196:30)
   bool matchGather7(ValueId v, gen::Next k) {
     if (seen(kGather7)) return same(kGather7, v) && k();
     if (!bind(kGather7, v)) return false;
@@ -1832,7 +1832,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCacheRows2C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:195:20)
+  /// Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:196:20)
   bool matchUnsqueeze8(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze8)) return same(kUnsqueeze8, v) && k();
     if (!bind(kUnsqueeze8, v)) return false;
@@ -1841,8 +1841,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchGather7(input(n, 0), k);
   }
 
-  /// flat_cache_rows.1.c = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:128:11 (in
-  /// flat_cache_rows at rules/rotary.yaml:196:29))
+  /// flat_cache_rows.1.c = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:129:11 (in
+  /// flat_cache_rows at rules/rotary.yaml:197:29))
   bool matchFlatCacheRows1C(ValueId v, gen::Next k) {
     if (seen(kFlatCacheRows1C)) return same(kFlatCacheRows1C, v) && k();
     if (!bind(kFlatCacheRows1C, v)) return false;
@@ -1864,7 +1864,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCosCache(v, k);
   }
 
-  /// Gather(flat_cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:196:22)
+  /// Gather(flat_cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:197:22)
   bool matchGather10(ValueId v, gen::Next k) {
     if (seen(kGather10)) return same(kGather10, v) && k();
     if (!bind(kGather10, v)) return false;
@@ -1873,8 +1873,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchFlatCacheRows1C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// flat_cache_rows.2.c = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:128:11 (in
-  /// flat_cache_rows at rules/rotary.yaml:197:29))
+  /// flat_cache_rows.2.c = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:129:11 (in
+  /// flat_cache_rows at rules/rotary.yaml:198:29))
   bool matchFlatCacheRows2C(ValueId v, gen::Next k) {
     if (seen(kFlatCacheRows2C)) return same(kFlatCacheRows2C, v) && k();
     if (!bind(kFlatCacheRows2C, v)) return false;
@@ -1896,7 +1896,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSinCache(v, k);
   }
 
-  /// Gather(flat_cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:197:22)
+  /// Gather(flat_cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:198:22)
   bool matchGather12(ValueId v, gen::Next k) {
     if (seen(kGather12)) return same(kGather12, v) && k();
     if (!bind(kGather12, v)) return false;
@@ -1906,7 +1906,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// cos = Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c,
-  /// pos, axis=0)  (rules/rotary.yaml:196:19)
+  /// pos, axis=0)  (rules/rotary.yaml:197:19)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     if (!bind(kCos, v)) return false;
@@ -1919,7 +1919,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// sin = Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.2.c,
-  /// pos, axis=0)  (rules/rotary.yaml:196:19)
+  /// pos, axis=0)  (rules/rotary.yaml:197:19)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
@@ -1931,7 +1931,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:198:17)
+  /// Mul(x, cos)  (rules/rotary.yaml:199:17)
   bool matchMul16(ValueId v, gen::Next k) {
     if (seen(kMul16)) return same(kMul16, v) && k();
     if (!bind(kMul16, v)) return false;
@@ -1946,7 +1946,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
-  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:198:34))
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -1955,7 +1955,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:198:30)
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:199:30)
   bool matchMul18(ValueId v, gen::Next k) {
     if (seen(kMul18)) return same(kMul18, v) && k();
     if (!bind(kMul18, v)) return false;
@@ -1969,7 +1969,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchRotateHalf1Rot(in1, [&] { return matchSin(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:198:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:199:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1983,20 +1983,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchMul16(in1, [&] { return matchMul18(in0, k); });
   }
 
-  /// _  (rules/rotary.yaml:119:29 (in cache_rows at rules/rotary.yaml:194:37))
+  /// _  (rules/rotary.yaml:120:29 (in cache_rows at rules/rotary.yaml:195:37))
   bool matchAny21(ValueId v, gen::Next k) {
     if (seen(kAny21)) return same(kAny21, v) && k();
     return bind(kAny21, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:119:32 (in cache_rows at rules/rotary.yaml:194:37))
+  /// 0  (rules/rotary.yaml:120:32 (in cache_rows at rules/rotary.yaml:195:37))
   bool matchConstant22(ValueId v, gen::Next k) {
     if (seen(kConstant22)) return same(kConstant22, v) && k();
     return bind(kConstant22, v) && constant(kConstant22, v) && k();
   }
 
-  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:119:12 (in cache_rows at
-  /// rules/rotary.yaml:194:37))
+  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:120:12 (in cache_rows at
+  /// rules/rotary.yaml:195:37))
   bool matchSlice23(ValueId v, gen::Next k) {
     if (seen(kSlice23)) return same(kSlice23, v) && k();
     if (!bind(kSlice23, v)) return false;
@@ -2018,26 +2018,26 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCosCache(v, k);
   }
 
-  /// 0  (rules/rotary.yaml:119:66 (in cache_rows at rules/rotary.yaml:194:37))
+  /// 0  (rules/rotary.yaml:120:66 (in cache_rows at rules/rotary.yaml:195:37))
   bool matchConstant24(ValueId v, gen::Next k) {
     if (seen(kConstant24)) return same(kConstant24, v) && k();
     return bind(kConstant24, v) && constant(kConstant24, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:119:69 (in cache_rows at rules/rotary.yaml:194:37))
+  /// _  (rules/rotary.yaml:120:69 (in cache_rows at rules/rotary.yaml:195:37))
   bool matchAny25(ValueId v, gen::Next k) {
     if (seen(kAny25)) return same(kAny25, v) && k();
     return bind(kAny25, v) && k();
   }
 
-  /// 2  (rules/rotary.yaml:119:72 (in cache_rows at rules/rotary.yaml:194:37))
+  /// 2  (rules/rotary.yaml:120:72 (in cache_rows at rules/rotary.yaml:195:37))
   bool matchConstant26(ValueId v, gen::Next k) {
     if (seen(kConstant26)) return same(kConstant26, v) && k();
     return bind(kConstant26, v) && constant(kConstant26, v) && k();
   }
 
-  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:119:53 (in cache_rows at
-  /// rules/rotary.yaml:194:37))
+  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:120:53 (in cache_rows at
+  /// rules/rotary.yaml:195:37))
   bool matchSlice27(ValueId v, gen::Next k) {
     if (seen(kSlice27)) return same(kSlice27, v) && k();
     if (!bind(kSlice27, v)) return false;
@@ -2052,8 +2052,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     });
   }
 
-  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:119:45 (in cache_rows at
-  /// rules/rotary.yaml:194:37))
+  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:120:45 (in cache_rows at
+  /// rules/rotary.yaml:195:37))
   bool matchSqueeze28(ValueId v, gen::Next k) {
     if (seen(kSqueeze28)) return same(kSqueeze28, v) && k();
     if (!bind(kSqueeze28, v)) return false;
@@ -2062,8 +2062,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSlice27(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:119:37 (in
-  /// cache_rows at rules/rotary.yaml:194:37))
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:120:37 (in
+  /// cache_rows at rules/rotary.yaml:195:37))
   bool matchSqueeze29(ValueId v, gen::Next k) {
     if (seen(kSqueeze29)) return same(kSqueeze29, v) && k();
     if (!bind(kSqueeze29, v)) return false;
@@ -2072,26 +2072,26 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSqueeze28(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:120:43 (in cache_rows at rules/rotary.yaml:194:37))
+  /// 0  (rules/rotary.yaml:121:43 (in cache_rows at rules/rotary.yaml:195:37))
   bool matchConstant30(ValueId v, gen::Next k) {
     if (seen(kConstant30)) return same(kConstant30, v) && k();
     return bind(kConstant30, v) && constant(kConstant30, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:120:46 (in cache_rows at rules/rotary.yaml:194:37))
+  /// _  (rules/rotary.yaml:121:46 (in cache_rows at rules/rotary.yaml:195:37))
   bool matchAny31(ValueId v, gen::Next k) {
     if (seen(kAny31)) return same(kAny31, v) && k();
     return bind(kAny31, v) && k();
   }
 
-  /// 2  (rules/rotary.yaml:120:49 (in cache_rows at rules/rotary.yaml:194:37))
+  /// 2  (rules/rotary.yaml:121:49 (in cache_rows at rules/rotary.yaml:195:37))
   bool matchConstant32(ValueId v, gen::Next k) {
     if (seen(kConstant32)) return same(kConstant32, v) && k();
     return bind(kConstant32, v) && constant(kConstant32, v) && k();
   }
 
-  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:120:30 (in cache_rows at
-  /// rules/rotary.yaml:194:37))
+  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:121:30 (in cache_rows at
+  /// rules/rotary.yaml:195:37))
   bool matchSlice33(ValueId v, gen::Next k) {
     if (seen(kSlice33)) return same(kSlice33, v) && k();
     if (!bind(kSlice33, v)) return false;
@@ -2106,8 +2106,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     });
   }
 
-  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:120:22 (in cache_rows at
-  /// rules/rotary.yaml:194:37))
+  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:121:22 (in cache_rows at
+  /// rules/rotary.yaml:195:37))
   bool matchSqueeze34(ValueId v, gen::Next k) {
     if (seen(kSqueeze34)) return same(kSqueeze34, v) && k();
     if (!bind(kSqueeze34, v)) return false;
@@ -2116,8 +2116,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSlice33(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:120:14 (in
-  /// cache_rows at rules/rotary.yaml:194:37))
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:121:14 (in
+  /// cache_rows at rules/rotary.yaml:195:37))
   bool matchSqueeze35(ValueId v, gen::Next k) {
     if (seen(kSqueeze35)) return same(kSqueeze35, v) && k();
     if (!bind(kSqueeze35, v)) return false;
@@ -2126,26 +2126,26 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSqueeze34(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:119:26 (in cache_rows at rules/rotary.yaml:195:37))
+  /// 0  (rules/rotary.yaml:120:26 (in cache_rows at rules/rotary.yaml:196:37))
   bool matchConstant36(ValueId v, gen::Next k) {
     if (seen(kConstant36)) return same(kConstant36, v) && k();
     return bind(kConstant36, v) && constant(kConstant36, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:119:29 (in cache_rows at rules/rotary.yaml:195:37))
+  /// _  (rules/rotary.yaml:120:29 (in cache_rows at rules/rotary.yaml:196:37))
   bool matchAny37(ValueId v, gen::Next k) {
     if (seen(kAny37)) return same(kAny37, v) && k();
     return bind(kAny37, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:119:32 (in cache_rows at rules/rotary.yaml:195:37))
+  /// 0  (rules/rotary.yaml:120:32 (in cache_rows at rules/rotary.yaml:196:37))
   bool matchConstant38(ValueId v, gen::Next k) {
     if (seen(kConstant38)) return same(kConstant38, v) && k();
     return bind(kConstant38, v) && constant(kConstant38, v) && k();
   }
 
-  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:119:12 (in cache_rows at
-  /// rules/rotary.yaml:195:37))
+  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:120:12 (in cache_rows at
+  /// rules/rotary.yaml:196:37))
   bool matchSlice39(ValueId v, gen::Next k) {
     if (seen(kSlice39)) return same(kSlice39, v) && k();
     if (!bind(kSlice39, v)) return false;
@@ -2167,20 +2167,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSinCache(v, k);
   }
 
-  /// _  (rules/rotary.yaml:119:69 (in cache_rows at rules/rotary.yaml:195:37))
+  /// _  (rules/rotary.yaml:120:69 (in cache_rows at rules/rotary.yaml:196:37))
   bool matchAny41(ValueId v, gen::Next k) {
     if (seen(kAny41)) return same(kAny41, v) && k();
     return bind(kAny41, v) && k();
   }
 
-  /// 2  (rules/rotary.yaml:119:72 (in cache_rows at rules/rotary.yaml:195:37))
+  /// 2  (rules/rotary.yaml:120:72 (in cache_rows at rules/rotary.yaml:196:37))
   bool matchConstant42(ValueId v, gen::Next k) {
     if (seen(kConstant42)) return same(kConstant42, v) && k();
     return bind(kConstant42, v) && constant(kConstant42, v) && k();
   }
 
-  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:119:53 (in cache_rows at
-  /// rules/rotary.yaml:195:37))
+  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:120:53 (in cache_rows at
+  /// rules/rotary.yaml:196:37))
   bool matchSlice43(ValueId v, gen::Next k) {
     if (seen(kSlice43)) return same(kSlice43, v) && k();
     if (!bind(kSlice43, v)) return false;
@@ -2195,8 +2195,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     });
   }
 
-  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:119:45 (in cache_rows at
-  /// rules/rotary.yaml:195:37))
+  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:120:45 (in cache_rows at
+  /// rules/rotary.yaml:196:37))
   bool matchSqueeze44(ValueId v, gen::Next k) {
     if (seen(kSqueeze44)) return same(kSqueeze44, v) && k();
     if (!bind(kSqueeze44, v)) return false;
@@ -2205,8 +2205,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSlice43(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:119:37 (in
-  /// cache_rows at rules/rotary.yaml:195:37))
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:120:37 (in
+  /// cache_rows at rules/rotary.yaml:196:37))
   bool matchSqueeze45(ValueId v, gen::Next k) {
     if (seen(kSqueeze45)) return same(kSqueeze45, v) && k();
     if (!bind(kSqueeze45, v)) return false;
@@ -2215,20 +2215,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSqueeze44(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:120:43 (in cache_rows at rules/rotary.yaml:195:37))
+  /// 0  (rules/rotary.yaml:121:43 (in cache_rows at rules/rotary.yaml:196:37))
   bool matchConstant46(ValueId v, gen::Next k) {
     if (seen(kConstant46)) return same(kConstant46, v) && k();
     return bind(kConstant46, v) && constant(kConstant46, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:120:46 (in cache_rows at rules/rotary.yaml:195:37))
+  /// _  (rules/rotary.yaml:121:46 (in cache_rows at rules/rotary.yaml:196:37))
   bool matchAny47(ValueId v, gen::Next k) {
     if (seen(kAny47)) return same(kAny47, v) && k();
     return bind(kAny47, v) && k();
   }
 
-  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:120:30 (in cache_rows at
-  /// rules/rotary.yaml:195:37))
+  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:121:30 (in cache_rows at
+  /// rules/rotary.yaml:196:37))
   bool matchSlice49(ValueId v, gen::Next k) {
     if (seen(kSlice49)) return same(kSlice49, v) && k();
     if (!bind(kSlice49, v)) return false;
@@ -2243,8 +2243,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     });
   }
 
-  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:120:22 (in cache_rows at
-  /// rules/rotary.yaml:195:37))
+  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:121:22 (in cache_rows at
+  /// rules/rotary.yaml:196:37))
   bool matchSqueeze50(ValueId v, gen::Next k) {
     if (seen(kSqueeze50)) return same(kSqueeze50, v) && k();
     if (!bind(kSqueeze50, v)) return false;
@@ -2253,8 +2253,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSlice49(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:120:14 (in
-  /// cache_rows at rules/rotary.yaml:195:37))
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:121:14 (in
+  /// cache_rows at rules/rotary.yaml:196:37))
   bool matchSqueeze51(ValueId v, gen::Next k) {
     if (seen(kSqueeze51)) return same(kSqueeze51, v) && k();
     if (!bind(kSqueeze51, v)) return false;
@@ -2263,43 +2263,43 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSqueeze50(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:128:25 (in flat_cache_rows at rules/rotary.yaml:196:29))
+  /// 0  (rules/rotary.yaml:129:25 (in flat_cache_rows at rules/rotary.yaml:197:29))
   bool matchConstant52(ValueId v, gen::Next k) {
     if (seen(kConstant52)) return same(kConstant52, v) && k();
     return bind(kConstant52, v) && constant(kConstant52, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:128:28 (in flat_cache_rows at rules/rotary.yaml:196:29))
+  /// _  (rules/rotary.yaml:129:28 (in flat_cache_rows at rules/rotary.yaml:197:29))
   bool matchAny53(ValueId v, gen::Next k) {
     if (seen(kAny53)) return same(kAny53, v) && k();
     return bind(kAny53, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:128:31 (in flat_cache_rows at rules/rotary.yaml:196:29))
+  /// 0  (rules/rotary.yaml:129:31 (in flat_cache_rows at rules/rotary.yaml:197:29))
   bool matchConstant54(ValueId v, gen::Next k) {
     if (seen(kConstant54)) return same(kConstant54, v) && k();
     return bind(kConstant54, v) && constant(kConstant54, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:128:25 (in flat_cache_rows at rules/rotary.yaml:197:29))
+  /// 0  (rules/rotary.yaml:129:25 (in flat_cache_rows at rules/rotary.yaml:198:29))
   bool matchConstant55(ValueId v, gen::Next k) {
     if (seen(kConstant55)) return same(kConstant55, v) && k();
     return bind(kConstant55, v) && constant(kConstant55, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:128:28 (in flat_cache_rows at rules/rotary.yaml:197:29))
+  /// _  (rules/rotary.yaml:129:28 (in flat_cache_rows at rules/rotary.yaml:198:29))
   bool matchAny56(ValueId v, gen::Next k) {
     if (seen(kAny56)) return same(kAny56, v) && k();
     return bind(kAny56, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:128:31 (in flat_cache_rows at rules/rotary.yaml:197:29))
+  /// 0  (rules/rotary.yaml:129:31 (in flat_cache_rows at rules/rotary.yaml:198:29))
   bool matchConstant57(ValueId v, gen::Next k) {
     if (seen(kConstant57)) return same(kConstant57, v) && k();
     return bind(kConstant57, v) && constant(kConstant57, v) && k();
   }
 
-  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:198:34))
+  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchShape58(ValueId v, gen::Next k) {
     if (seen(kShape58)) return same(kShape58, v) && k();
     if (!bind(kShape58, v)) return false;
@@ -2309,7 +2309,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
-  /// rules/rotary.yaml:198:34))
+  /// rules/rotary.yaml:199:34))
   bool matchGather60(ValueId v, gen::Next k) {
     if (seen(kGather60)) return same(kGather60, v) && k();
     if (!bind(kGather60, v)) return false;
@@ -2318,14 +2318,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchShape58(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
   }
 
-  /// 2  (rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:198:34))
+  /// 2  (rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchConstant61(ValueId v, gen::Next k) {
     if (seen(kConstant61)) return same(kConstant61, v) && k();
     return bind(kConstant61, v) && constant(kConstant61, v) && k();
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
-  /// rules/rotary.yaml:198:34))
+  /// rules/rotary.yaml:199:34))
   bool matchDiv62(ValueId v, gen::Next k) {
     if (seen(kDiv62)) return same(kDiv62, v) && k();
     if (!bind(kDiv62, v)) return false;
@@ -2335,7 +2335,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
-  /// (in rotate_half at rules/rotary.yaml:198:34))
+  /// (in rotate_half at rules/rotary.yaml:199:34))
   bool matchUnsqueeze63(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze63)) return same(kUnsqueeze63, v) && k();
     if (!bind(kUnsqueeze63, v)) return false;
@@ -2345,7 +2345,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1 
-  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:198:34))
+  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
     if (!bind(kRotateHalf1H1, v)) return false;
@@ -2357,7 +2357,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:198:34))
+  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchShape66(ValueId v, gen::Next k) {
     if (seen(kShape66)) return same(kShape66, v) && k();
     if (!bind(kShape66, v)) return false;
@@ -2367,7 +2367,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
-  /// rules/rotary.yaml:198:34))
+  /// rules/rotary.yaml:199:34))
   bool matchGather68(ValueId v, gen::Next k) {
     if (seen(kGather68)) return same(kGather68, v) && k();
     if (!bind(kGather68, v)) return false;
@@ -2376,14 +2376,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchShape66(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
   }
 
-  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:198:34))
+  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchConstant69(ValueId v, gen::Next k) {
     if (seen(kConstant69)) return same(kConstant69, v) && k();
     return bind(kConstant69, v) && constant(kConstant69, v) && k();
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
-  /// rules/rotary.yaml:198:34))
+  /// rules/rotary.yaml:199:34))
   bool matchDiv70(ValueId v, gen::Next k) {
     if (seen(kDiv70)) return same(kDiv70, v) && k();
     if (!bind(kDiv70, v)) return false;
@@ -2393,7 +2393,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
-  /// (in rotate_half at rules/rotary.yaml:198:34))
+  /// (in rotate_half at rules/rotary.yaml:199:34))
   bool matchUnsqueeze71(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze71)) return same(kUnsqueeze71, v) && k();
     if (!bind(kUnsqueeze71, v)) return false;
@@ -2403,7 +2403,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2 
-  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:198:34))
+  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
     if (!bind(kRotateHalf1H2, v)) return false;
@@ -2415,14 +2415,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:198:34))
+  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchConstant74(ValueId v, gen::Next k) {
     if (seen(kConstant74)) return same(kConstant74, v) && k();
     return bind(kConstant74, v) && constant(kConstant74, v) && k();
   }
 
   /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)  (rules/rotary.yaml:52:13
-  /// (in rotate_half at rules/rotary.yaml:198:34))
+  /// (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1S1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S1)) return same(kRotateHalf1S1, v) && k();
     if (!bind(kRotateHalf1S1, v)) return false;
@@ -2438,7 +2438,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2) 
-  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:198:34))
+  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
     if (!bind(kRotateHalf1S2, v)) return false;
@@ -2454,7 +2454,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:198:34))
+  /// rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1X1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X1)) return same(kRotateHalf1X1, v) && k();
     if (!bind(kRotateHalf1X1, v)) return false;
@@ -2467,7 +2467,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:198:34))
+  /// rotate_half at rules/rotary.yaml:199:34))
   bool matchRotateHalf1X2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X2)) return same(kRotateHalf1X2, v) && k();
     if (!bind(kRotateHalf1X2, v)) return false;
@@ -2479,7 +2479,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:198:34))
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:199:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -2490,191 +2490,57 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @heads), rules/rotary.yaml:207:9:
+  /// Variant 0 (when opset in [23, -] @heads), rules/rotary.yaml:208:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:202:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:202:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:208:24", "x")) return false;
-    std::optional<onnx::TensorProto> t0 = helperTensor(
-        gen::tensorHelper("rotary_half_cache"),
-        {kSlotCosCache},
-        {"cos_cache"},
-        "rules/rotary.yaml:204:12");
-    if (!t0) return false;
-    std::optional<onnx::TensorProto> t1 = helperTensor(
-        gen::tensorHelper("rotary_half_cache"),
-        {kSlotSinCache},
-        {"sin_cache"},
-        "rules/rotary.yaml:205:12");
-    if (!t1) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:208:27", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs6;
-    attrs6.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:208:40",
-        "rules/rotary.yaml:208:40");
-    if (!a6_1) return false;
-    attrs6.push_back(std::move(*a6_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:207:9",
-        "rules/rotary.yaml:202:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:207:9",
-        "rules/rotary.yaml:202:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:207:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:208:17)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v2 = slot(kSlotCos);
-    const ValueId v3 = slot(kSlotSin);
-    const ValueId v4 = slot(kSlotX);
-    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
-    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
-    const ValueId v5 = slot(kSlotPos);
-    NodeSpec spec6;
-    spec6.op = op::kRotaryEmbedding;
-    spec6.inputs = {v4, v0, v1, v5};
-    spec6.attributes = std::move(attrs6);
-    spec6.created_by = ruleName();
-    const NodeId n6 = rw_.createNode(std::move(spec6));
-    const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
-  }
-
-  /// Variant 1 (when @heads), rules/rotary.yaml:207:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:202:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:202:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:208:24", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:208:27", "pos")) return false;
-    std::optional<onnx::TensorProto> t0 = helperTensor(
-        gen::tensorHelper("rotary_half_cache"),
-        {kSlotCosCache},
-        {"cos_cache"},
-        "rules/rotary.yaml:204:12");
-    if (!t0) return false;
-    std::optional<onnx::TensorProto> t1 = helperTensor(
-        gen::tensorHelper("rotary_half_cache"),
-        {kSlotSinCache},
-        {"sin_cache"},
-        "rules/rotary.yaml:205:12");
-    if (!t1) return false;
-    std::vector<onnx::AttributeProto> attrs6;
-    attrs6.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:208:40",
-        "rules/rotary.yaml:208:40");
-    if (!a6_1) return false;
-    attrs6.push_back(std::move(*a6_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:207:9",
-        "rules/rotary.yaml:202:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:207:9",
-        "rules/rotary.yaml:202:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:207:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:208:17)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v2 = slot(kSlotCos);
-    const ValueId v3 = slot(kSlotSin);
-    const ValueId v4 = slot(kSlotX);
-    const ValueId v5 = slot(kSlotPos);
-    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
-    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
-    NodeSpec spec6;
-    spec6.op = op::kComMicrosoftRotaryEmbedding;
-    spec6.inputs = {v4, v5, v0, v1};
-    spec6.attributes = std::move(attrs6);
-    spec6.created_by = ruleName();
-    const NodeId n6 = rw_.createNode(std::move(spec6));
-    const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
-  }
-
-  /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:209:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), pos, interleaved=0, num_heads=1)
-  bool rewrite2() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:202:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:202:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:203:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:203:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:209:24", "x")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:204:12");
+        "rules/rotary.yaml:205:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:205:12");
+        "rules/rotary.yaml:206:12");
     if (!t1) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:209:27", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
-    attrs6.push_back(gen::intAttribute("num_heads", 1));
+    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:209:40",
+        "rules/rotary.yaml:209:40");
+    if (!a6_1) return false;
+    attrs6.push_back(std::move(*a6_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:209:9",
-        "rules/rotary.yaml:202:11")) return false;
+        "rules/rotary.yaml:208:9",
+        "rules/rotary.yaml:203:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:209:9",
-        "rules/rotary.yaml:202:11")) return false;
+        "rules/rotary.yaml:208:9",
+        "rules/rotary.yaml:203:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:209:9",
+        "rules/rotary.yaml:208:9",
         "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:209:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2695,27 +2561,161 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
-  /// Variant 3, rules/rotary.yaml:209:9:
+  /// Variant 1 (when @heads), rules/rotary.yaml:208:9:
   ///   cos = cos
   ///   sin = sin
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), interleaved=0, num_heads=1)
-  bool rewrite3() {
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:202:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:202:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:203:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:203:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:209:24", "x")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:209:27", "pos")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:204:12");
+        "rules/rotary.yaml:205:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("rotary_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
+        "rules/rotary.yaml:206:12");
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:209:40",
+        "rules/rotary.yaml:209:40");
+    if (!a6_1) return false;
+    attrs6.push_back(std::move(*a6_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:208:9",
+        "rules/rotary.yaml:203:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:208:9",
+        "rules/rotary.yaml:203:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:208:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:209:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v2 = slot(kSlotCos);
+    const ValueId v3 = slot(kSlotSin);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v5 = slot(kSlotPos);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec6;
+    spec6.op = op::kComMicrosoftRotaryEmbedding;
+    spec6.inputs = {v4, v5, v0, v1};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
+  }
+
+  /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:210:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), pos, interleaved=0, num_heads=1)
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:203:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:203:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:210:24", "x")) return false;
+    std::optional<onnx::TensorProto> t0 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
         "rules/rotary.yaml:205:12");
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:206:12");
+    if (!t1) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:210:27", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 0));
+    attrs6.push_back(gen::intAttribute("num_heads", 1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:203:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:203:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:210:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v2 = slot(kSlotCos);
+    const ValueId v3 = slot(kSlotSin);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    const ValueId v5 = slot(kSlotPos);
+    NodeSpec spec6;
+    spec6.op = op::kRotaryEmbedding;
+    spec6.inputs = {v4, v0, v1, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
+  }
+
+  /// Variant 3, rules/rotary.yaml:210:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), interleaved=0, num_heads=1)
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:203:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:203:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:210:24", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:210:27", "pos")) return false;
+    std::optional<onnx::TensorProto> t0 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
+        "rules/rotary.yaml:205:12");
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:206:12");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
@@ -2725,20 +2725,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:209:9",
-        "rules/rotary.yaml:202:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:203:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:209:9",
-        "rules/rotary.yaml:202:11")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:203:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:209:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:209:17)")) return false;
+        "rules/rotary.yaml:210:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:210:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2768,7 +2768,7 @@ class RotaryEmbeddingRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:190:5",
+            "rules/rotary.yaml:191:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -2790,7 +2790,7 @@ class RotaryEmbeddingRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:239
+// Generated from: rules/rotary.yaml:240
 // rotary_embedding_computed (priority 96): HF rotate-half RoPE with cos/sin computed from inv_freq and position_ids; constant caches.
 //===----------------------------------------------------------------------===//
 
@@ -2798,7 +2798,7 @@ class RotaryEmbeddingRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingComputed() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_computed",
-    "rules/rotary.yaml:239:5",
+    "rules/rotary.yaml:240:5",
     1,  // root expr
     // slots
     {"x", "y", "p0", "pe", "computed_rope.1.p1", "inv_freq", "pos", "computed_rope.1.fr",
@@ -2812,312 +2812,312 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:243:74", 0},
+      {"x", "rules/rotary.yaml:244:74", 0},
       // 1: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      {"Add", "rules/rotary.yaml:150:13 (in computed_rope at rules/rotary.yaml:243:60)", 1, 2},
+      {"Add", "rules/rotary.yaml:151:13 (in computed_rope at rules/rotary.yaml:244:60)", 1, 2},
       // 2: p0
-      {"p0", "rules/rotary.yaml:140:29 (in computed_rope at rules/rotary.yaml:243:60)", 2},
+      {"p0", "rules/rotary.yaml:141:29 (in computed_rope at rules/rotary.yaml:244:60)", 2},
       // 3: pe
-      {"pe", "rules/rotary.yaml:140:33 (in computed_rope at rules/rotary.yaml:243:60)", 3},
+      {"pe", "rules/rotary.yaml:141:33 (in computed_rope at rules/rotary.yaml:244:60)", 3},
       // 4: 1
-      {"constant 1", "rules/rotary.yaml:140:37 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"constant 1", "rules/rotary.yaml:141:37 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 5: Range(p0, pe, 1)
-      {"Range", "rules/rotary.yaml:140:23 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Range", "rules/rotary.yaml:141:23 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 3},
       // 6: Unsqueeze(Range(p0, pe, 1), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:140:13 (in computed_rope at rules/rotary.yaml:243:60)", 4, 1,
-       {{"axes", "rules/rotary.yaml:140:41 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Unsqueeze", "rules/rotary.yaml:141:13 (in computed_rope at rules/rotary.yaml:244:60)", 4, 1,
+       {{"axes", "rules/rotary.yaml:141:41 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: inv_freq
-      {"inv_freq", "rules/rotary.yaml:141:37 (in computed_rope at rules/rotary.yaml:243:60)", 5},
+      {"inv_freq", "rules/rotary.yaml:142:37 (in computed_rope at rules/rotary.yaml:244:60)", 5},
       // 8: _
-      {"_", "rules/rotary.yaml:141:47 (in computed_rope at rules/rotary.yaml:243:60)"},
+      {"_", "rules/rotary.yaml:142:47 (in computed_rope at rules/rotary.yaml:244:60)"},
       // 9: Expand(inv_freq, _)
-      {"Expand", "rules/rotary.yaml:141:30 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Expand", "rules/rotary.yaml:142:30 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 10: Expand(inv_freq, _) | inv_freq
-      {"alternatives", "rules/rotary.yaml:141:50 (in computed_rope at rules/rotary.yaml:243:60)"},
+      {"alternatives", "rules/rotary.yaml:142:50 (in computed_rope at rules/rotary.yaml:244:60)"},
       // 11: pos
-      {"pos", "rules/rotary.yaml:142:45 (in computed_rope at rules/rotary.yaml:243:60)", 6},
+      {"pos", "rules/rotary.yaml:143:45 (in computed_rope at rules/rotary.yaml:244:60)", 6},
       // 12: Unsqueeze(pos, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:142:35 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Unsqueeze", "rules/rotary.yaml:143:35 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:142:50 (in computed_rope at rules/rotary.yaml:243:60)",
+       {{"axes", "rules/rotary.yaml:143:50 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 13: Cast(Unsqueeze(pos, axes=[1]), to=1)
-      {"Cast", "rules/rotary.yaml:142:30 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Cast", "rules/rotary.yaml:143:30 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1,
-       {{"to", "rules/rotary.yaml:142:54 (in computed_rope at rules/rotary.yaml:243:60)",
+       {{"to", "rules/rotary.yaml:143:54 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 14: Unsqueeze(computed_rope.1.p1, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:143:37 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Unsqueeze", "rules/rotary.yaml:144:37 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:143:51 (in computed_rope at rules/rotary.yaml:243:60)",
+       {{"axes", "rules/rotary.yaml:144:51 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 15: Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
-      {"Cast", "rules/rotary.yaml:143:32 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Cast", "rules/rotary.yaml:144:32 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1,
-       {{"to", "rules/rotary.yaml:143:55 (in computed_rope at rules/rotary.yaml:243:60)",
+       {{"to", "rules/rotary.yaml:144:55 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 16: Cast(Unsqueeze(pos, axes=[1]), to=1) | Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
-      {"alternatives", "rules/rotary.yaml:143:30 (in computed_rope at rules/rotary.yaml:243:60)"},
+      {"alternatives", "rules/rotary.yaml:144:30 (in computed_rope at rules/rotary.yaml:244:60)"},
       // 17: MatMul((Expand(inv_freq, _) | inv_freq), (Cast(Unsqueeze(...), to=1) | Cast(Unsqueeze(...), to=1)))
-      {"MatMul", "rules/rotary.yaml:141:23 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"MatMul", "rules/rotary.yaml:142:23 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 18: Transpose(MatMul((Expand(...) | inv_freq), (Cast(...) | Cast(...))), perm=[0, 2, 1])
-      {"Transpose", "rules/rotary.yaml:141:13 (in computed_rope at rules/rotary.yaml:243:60)", 7, 1,
-       {{"perm", "rules/rotary.yaml:144:23 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Transpose", "rules/rotary.yaml:142:13 (in computed_rope at rules/rotary.yaml:244:60)", 7, 1,
+       {{"perm", "rules/rotary.yaml:145:23 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 19: Concat(computed_rope.1.fr, computed_rope.1.fr, axis=-1)
-      {"Concat", "rules/rotary.yaml:145:13 (in computed_rope at rules/rotary.yaml:243:60)", 8, 2,
-       {{"axis", "rules/rotary.yaml:145:28 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Concat", "rules/rotary.yaml:146:13 (in computed_rope at rules/rotary.yaml:244:60)", 8, 2,
+       {{"axis", "rules/rotary.yaml:146:28 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 20: Cos(computed_rope.1.emb)
-      {"Cos", "rules/rotary.yaml:146:23 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Cos", "rules/rotary.yaml:147:23 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1},
       // 21: fc
-      {"fc", "rules/rotary.yaml:146:33 (in computed_rope at rules/rotary.yaml:243:60)", 9},
+      {"fc", "rules/rotary.yaml:147:33 (in computed_rope at rules/rotary.yaml:244:60)", 9},
       // 22: Mul(Cos(computed_rope.1.emb), fc)
-      {"Mul", "rules/rotary.yaml:146:19 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Mul", "rules/rotary.yaml:147:19 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 23: Cos(computed_rope.1.emb)
-      {"Cos", "rules/rotary.yaml:146:47 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Cos", "rules/rotary.yaml:147:47 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1},
       // 24: Mul(Cos(computed_rope.1.emb), fc) | Cos(computed_rope.1.emb)
-      {"alternatives", "rules/rotary.yaml:146:45 (in computed_rope at rules/rotary.yaml:243:60)"},
+      {"alternatives", "rules/rotary.yaml:147:45 (in computed_rope at rules/rotary.yaml:244:60)"},
       // 25: Cast?((Mul(Cos(...), fc) | Cos(computed_rope.1.emb)), to=1)
-      {"Cast", "rules/rotary.yaml:146:13 (in computed_rope at rules/rotary.yaml:243:60)", 10, 1,
-       {{"to", "rules/rotary.yaml:146:57 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Cast", "rules/rotary.yaml:147:13 (in computed_rope at rules/rotary.yaml:244:60)", 10, 1,
+       {{"to", "rules/rotary.yaml:147:57 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kOneOf, {gen::intLiteral(1), gen::intLiteral(10)}}}},
       // 26: Sin(computed_rope.1.emb)
-      {"Sin", "rules/rotary.yaml:147:23 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Sin", "rules/rotary.yaml:148:23 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1},
       // 27: fs
-      {"fs", "rules/rotary.yaml:147:33 (in computed_rope at rules/rotary.yaml:243:60)", 11},
+      {"fs", "rules/rotary.yaml:148:33 (in computed_rope at rules/rotary.yaml:244:60)", 11},
       // 28: Mul(Sin(computed_rope.1.emb), fs)
-      {"Mul", "rules/rotary.yaml:147:19 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Mul", "rules/rotary.yaml:148:19 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 29: Sin(computed_rope.1.emb)
-      {"Sin", "rules/rotary.yaml:147:47 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Sin", "rules/rotary.yaml:148:47 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1},
       // 30: Mul(Sin(computed_rope.1.emb), fs) | Sin(computed_rope.1.emb)
-      {"alternatives", "rules/rotary.yaml:147:45 (in computed_rope at rules/rotary.yaml:243:60)"},
+      {"alternatives", "rules/rotary.yaml:148:45 (in computed_rope at rules/rotary.yaml:244:60)"},
       // 31: Cast?((Mul(Sin(...), fs) | Sin(computed_rope.1.emb)), to=1)
-      {"Cast", "rules/rotary.yaml:147:13 (in computed_rope at rules/rotary.yaml:243:60)", 12, 1,
-       {{"to", "rules/rotary.yaml:147:57 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Cast", "rules/rotary.yaml:148:13 (in computed_rope at rules/rotary.yaml:244:60)", 12, 1,
+       {{"to", "rules/rotary.yaml:148:57 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kOneOf, {gen::intLiteral(1), gen::intLiteral(10)}}}},
       // 32: Unsqueeze(ct, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:148:13 (in computed_rope at rules/rotary.yaml:243:60)", 13,
+      {"Unsqueeze", "rules/rotary.yaml:149:13 (in computed_rope at rules/rotary.yaml:244:60)", 13,
        1,
-       {{"axes", "rules/rotary.yaml:148:27 (in computed_rope at rules/rotary.yaml:243:60)",
+       {{"axes", "rules/rotary.yaml:149:27 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 33: Unsqueeze(st, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:149:13 (in computed_rope at rules/rotary.yaml:243:60)", 14,
+      {"Unsqueeze", "rules/rotary.yaml:150:13 (in computed_rope at rules/rotary.yaml:244:60)", 14,
        1,
-       {{"axes", "rules/rotary.yaml:149:27 (in computed_rope at rules/rotary.yaml:243:60)",
+       {{"axes", "rules/rotary.yaml:150:27 (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 34: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:150:17 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Mul", "rules/rotary.yaml:151:17 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 35: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
       {"Concat",
-       "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        15, 2,
        {{"axis",
-         "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+         "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 36: Mul(rotate_half.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:150:30 (in computed_rope at rules/rotary.yaml:243:60)",
+      {"Mul", "rules/rotary.yaml:151:30 (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 37: Shape(x)
       {"Shape",
-       "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1},
       // 38: rotate_half.1.i1
       {"rotate_half.1.i1",
-       "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        16},
       // 39: Gather(Shape(x), rotate_half.1.i1)
       {"Gather",
-       "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 40: 2
       {"constant 2",
-       "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 41: Div(Gather(Shape(x), rotate_half.1.i1), 2)
       {"Div",
-       "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 42: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
       {"Unsqueeze",
-       "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+         "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 43: rotate_half.1.c1
       {"rotate_half.1.c1",
-       "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        17},
       // 44: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
       {"rotate_half.1.h1",
-       "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        18},
       // 45: Shape(x)
       {"Shape",
-       "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1},
       // 46: rotate_half.1.i2
       {"rotate_half.1.i2",
-       "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        19},
       // 47: Gather(Shape(x), rotate_half.1.i2)
       {"Gather",
-       "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 48: 2
       {"constant 2",
-       "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 49: Div(Gather(Shape(x), rotate_half.1.i2), 2)
       {"Div",
-       "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 2},
       // 50: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
       {"Unsqueeze",
-       "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+         "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 51: rotate_half.1.c2
       {"rotate_half.1.c2",
-       "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        20},
       // 52: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
       {"rotate_half.1.h2",
-       "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        21},
       // 53: 0
       {"constant 0",
-       "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 54: rotate_half.1.a1
       {"rotate_half.1.a1",
-       "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        22},
       // 55: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
       {"Slice",
-       "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        23, 4},
       // 56: rotate_half.1.e2
       {"rotate_half.1.e2",
-       "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        24},
       // 57: rotate_half.1.a2
       {"rotate_half.1.a2",
-       "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        25},
       // 58: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
       {"Slice",
-       "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        26, 4},
       // 59: Split(x, axis=-1)
       {"Split",
-       "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        27, 1,
        {{"axis",
-         "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+         "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 28, "rotate_half.1.p2"}}},
       // 60: rotate_half.1.p2
       {"rotate_half.1.p2",
-       "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        28},
       // 61: rotate_half.1.s1 | rotate_half.1.p1
       {"rotate_half.1.x1",
-       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        29, 0, {}, {}, 1e-06, 0, {}, false, {}, {62}},
       // 62: rotate_half.1.s2 | rotate_half.1.p2
       {"rotate_half.1.x2",
-       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        30, 0, {}, {}, 1e-06, 0, {}, false, {}, {61}},
       // 63: Neg(rotate_half.1.x2)
       {"Neg",
-       "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+       "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
        gen::kNoSlot, 1},
     },
     // constraints
-    {{Check::kNative, "rules/rotary.yaml:245:14", "pos", gen::kNoSlot, {"pos"}, {6},
+    {{Check::kNative, "rules/rotary.yaml:246:14", "pos", gen::kNoSlot, {"pos"}, {6},
       "max_positions_known", gen::nativePredicate("max_positions_known")},
-     {Check::kNative, "rules/rotary.yaml:246:14", "pe", gen::kNoSlot, {"pe"}, {3},
+     {Check::kNative, "rules/rotary.yaml:247:14", "pe", gen::kNoSlot, {"pe"}, {3},
       "max_positions_known", gen::nativePredicate("max_positions_known")},
-     {Check::kShape, "rules/rotary.yaml:152:19 (in computed_rope at rules/rotary.yaml:243:60)",
+     {Check::kShape, "rules/rotary.yaml:153:19 (in computed_rope at rules/rotary.yaml:244:60)",
       "pos", 6, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:152:34 (in computed_rope at rules/rotary.yaml:243:60)",
+     {Check::kElemType, "rules/rotary.yaml:153:34 (in computed_rope at rules/rotary.yaml:244:60)",
       "pos", 6, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kShape, "rules/rotary.yaml:153:19 (in computed_rope at rules/rotary.yaml:243:60)",
+     {Check::kShape, "rules/rotary.yaml:154:19 (in computed_rope at rules/rotary.yaml:244:60)",
       "computed_rope.1.p1", 4, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {},
       {"1", "S"}, {{Dim::kStatic, 1}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:153:34 (in computed_rope at rules/rotary.yaml:243:60)",
+     {Check::kElemType, "rules/rotary.yaml:154:34 (in computed_rope at rules/rotary.yaml:244:60)",
       "computed_rope.1.p1", 4, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kRank, "rules/rotary.yaml:154:19 (in computed_rope at rules/rotary.yaml:243:60)", "p0",
+     {Check::kRank, "rules/rotary.yaml:155:19 (in computed_rope at rules/rotary.yaml:244:60)", "p0",
       2, {}, {}, "", nullptr, 1, {0}},
-     {Check::kShape, "rules/rotary.yaml:155:19 (in computed_rope at rules/rotary.yaml:243:60)", "x",
+     {Check::kShape, "rules/rotary.yaml:156:19 (in computed_rope at rules/rotary.yaml:244:60)", "x",
       0, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:156:19 (in computed_rope at rules/rotary.yaml:243:60)",
+     {Check::kNative, "rules/rotary.yaml:157:19 (in computed_rope at rules/rotary.yaml:244:60)",
       "inv_freq", gen::kNoSlot, {"inv_freq", "x"}, {5, 0}, "rotary_inv_freq",
       gen::nativePredicate("rotary_inv_freq"), 1},
-     {Check::kScalar, "rules/rotary.yaml:157:19 (in computed_rope at rules/rotary.yaml:243:60)",
+     {Check::kScalar, "rules/rotary.yaml:158:19 (in computed_rope at rules/rotary.yaml:244:60)",
       "fc", 9, {}, {}, "", nullptr, 1},
-     {Check::kElemType, "rules/rotary.yaml:157:33 (in computed_rope at rules/rotary.yaml:243:60)",
+     {Check::kElemType, "rules/rotary.yaml:158:33 (in computed_rope at rules/rotary.yaml:244:60)",
       "fc", 9, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kScalar, "rules/rotary.yaml:158:19 (in computed_rope at rules/rotary.yaml:243:60)",
+     {Check::kScalar, "rules/rotary.yaml:159:19 (in computed_rope at rules/rotary.yaml:244:60)",
       "fs", 11, {}, {}, "", nullptr, 1},
-     {Check::kElemType, "rules/rotary.yaml:158:33 (in computed_rope at rules/rotary.yaml:243:60)",
+     {Check::kElemType, "rules/rotary.yaml:159:33 (in computed_rope at rules/rotary.yaml:244:60)",
       "fs", 11, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"float"}, {1}},
      {Check::kNative,
-      "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {17, 0}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {20, 0}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {16, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {19, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {22, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {25, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {24, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {23}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {26}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:243:60)",
+      "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60)",
       "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {27, 0}, "split_halves",
       gen::nativePredicate("split_halves"), 15}},
     // rewrite variants
@@ -3281,8 +3281,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   // matchRotateHalf1A2, matchRotateHalf1S2, matchRotateHalf1P1, matchRotateHalf1P2,
   // matchRotateHalf1X1, matchRotateHalf1X2.
 
-  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:150:13 (in computed_rope
-  /// at rules/rotary.yaml:243:60))
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:151:13 (in computed_rope
+  /// at rules/rotary.yaml:244:60))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3297,8 +3297,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
-  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at
-  /// rules/rotary.yaml:243:60))
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at
+  /// rules/rotary.yaml:244:60))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -3307,8 +3307,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:150:30 (in computed_rope at
-  /// rules/rotary.yaml:243:60))
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:151:30 (in computed_rope at
+  /// rules/rotary.yaml:244:60))
   bool matchMul36(ValueId v, gen::Next k) {
     if (seen(kMul36)) return same(kMul36, v) && k();
     if (!bind(kMul36, v)) return false;
@@ -3322,8 +3322,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchRotateHalf1Rot(in1, [&] { return matchSin33(in0, k); });
   }
 
-  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:150:34)
-  /// (in computed_rope at rules/rotary.yaml:243:60))
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:151:34)
+  /// (in computed_rope at rules/rotary.yaml:244:60))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -3334,7 +3334,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [-1, 22] @scaled @arange_positions), rules/rotary.yaml:249:9:
+  /// Variant 0 (when opset in [-1, 22] @scaled @arange_positions), rules/rotary.yaml:250:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -3342,12 +3342,12 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), tensor(helper, rotary_scaled_cos_from_freq), tensor(helper, rotary_scaled_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:247:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:247:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:247:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:247:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:251:22", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:251:47", "p0")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:248:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:248:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:248:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:248:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:252:22", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:252:47", "p0")) return false;
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t11) return false;
     std::vector<onnx::AttributeProto> attrs7;
@@ -3355,13 +3355,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         gen::tensorHelper("rotary_scaled_cos_from_freq"),
         {kSlotInvFreq, kSlotCt, kSlotFc},
         {"inv_freq", "ct", "fc"},
-        "rules/rotary.yaml:252:22");
+        "rules/rotary.yaml:253:22");
     if (!t8) return false;
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_scaled_sin_from_freq"),
         {kSlotInvFreq, kSlotSt, kSlotFs},
         {"inv_freq", "st", "fs"},
-        "rules/rotary.yaml:253:22");
+        "rules/rotary.yaml:254:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("interleaved", 0));
@@ -3370,8 +3370,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:254:22",
-        "rules/rotary.yaml:254:22");
+        "rules/rotary.yaml:255:22",
+        "rules/rotary.yaml:255:22");
     if (!a10_1) return false;
     attrs10.push_back(std::move(*a10_1));
     collectMatched();
@@ -3379,32 +3379,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:251:15)")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:252:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3434,7 +3434,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
   }
 
-  /// Variant 1 (when opset in [23, -] @scaled), rules/rotary.yaml:249:9:
+  /// Variant 1 (when opset in [23, -] @scaled), rules/rotary.yaml:250:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -3442,24 +3442,24 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_scaled_cos_from_freq), tensor(helper, rotary_scaled_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:247:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:247:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:247:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:247:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:251:22", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:248:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:248:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:248:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:248:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:252:22", "x")) return false;
     std::optional<onnx::TensorProto> t8 = helperTensor(
         gen::tensorHelper("rotary_scaled_cos_from_freq"),
         {kSlotInvFreq, kSlotCt, kSlotFc},
         {"inv_freq", "ct", "fc"},
-        "rules/rotary.yaml:252:22");
+        "rules/rotary.yaml:253:22");
     if (!t8) return false;
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_scaled_sin_from_freq"),
         {kSlotInvFreq, kSlotSt, kSlotFs},
         {"inv_freq", "st", "fs"},
-        "rules/rotary.yaml:253:22");
+        "rules/rotary.yaml:254:22");
     if (!t9) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:251:42", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:252:42", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a10_1 = attrHelper(
@@ -3467,8 +3467,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:254:22",
-        "rules/rotary.yaml:254:22");
+        "rules/rotary.yaml:255:22",
+        "rules/rotary.yaml:255:22");
     if (!a10_1) return false;
     attrs10.push_back(std::move(*a10_1));
     collectMatched();
@@ -3476,32 +3476,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:251:15)")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:252:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3523,7 +3523,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
   }
 
-  /// Variant 2 (when @scaled), rules/rotary.yaml:249:9:
+  /// Variant 2 (when @scaled), rules/rotary.yaml:250:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -3531,23 +3531,23 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_scaled_cos_from_freq), tensor(helper, rotary_scaled_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:247:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:247:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:247:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:247:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:251:22", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:251:42", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:248:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:248:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:248:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:248:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:252:22", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:252:42", "pos")) return false;
     std::optional<onnx::TensorProto> t8 = helperTensor(
         gen::tensorHelper("rotary_scaled_cos_from_freq"),
         {kSlotInvFreq, kSlotCt, kSlotFc},
         {"inv_freq", "ct", "fc"},
-        "rules/rotary.yaml:252:22");
+        "rules/rotary.yaml:253:22");
     if (!t8) return false;
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_scaled_sin_from_freq"),
         {kSlotInvFreq, kSlotSt, kSlotFs},
         {"inv_freq", "st", "fs"},
-        "rules/rotary.yaml:253:22");
+        "rules/rotary.yaml:254:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("interleaved", 0));
@@ -3556,8 +3556,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:254:22",
-        "rules/rotary.yaml:254:22");
+        "rules/rotary.yaml:255:22",
+        "rules/rotary.yaml:255:22");
     if (!a10_1) return false;
     attrs10.push_back(std::move(*a10_1));
     collectMatched();
@@ -3565,32 +3565,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:249:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:251:15)")) return false;
+        "rules/rotary.yaml:250:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:252:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3612,7 +3612,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
   }
 
-  /// Variant 3 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:255:9:
+  /// Variant 3 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:256:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -3620,12 +3620,12 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:247:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:247:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:247:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:247:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:256:22", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:256:47", "p0")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:248:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:248:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:248:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:248:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:257:22", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:257:47", "p0")) return false;
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t11) return false;
     std::vector<onnx::AttributeProto> attrs7;
@@ -3633,13 +3633,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         gen::tensorHelper("rotary_cos_from_freq"),
         {kSlotInvFreq, kSlotCt},
         {"inv_freq", "ct"},
-        "rules/rotary.yaml:256:52");
+        "rules/rotary.yaml:257:52");
     if (!t8) return false;
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_sin_from_freq"),
         {kSlotInvFreq, kSlotSt},
         {"inv_freq", "st"},
-        "rules/rotary.yaml:257:22");
+        "rules/rotary.yaml:258:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("interleaved", 0));
@@ -3648,8 +3648,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:258:22",
-        "rules/rotary.yaml:258:22");
+        "rules/rotary.yaml:259:22",
+        "rules/rotary.yaml:259:22");
     if (!a10_1) return false;
     attrs10.push_back(std::move(*a10_1));
     collectMatched();
@@ -3657,32 +3657,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:256:15)")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:257:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3712,7 +3712,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
   }
 
-  /// Variant 4 (when opset in [23, -]), rules/rotary.yaml:255:9:
+  /// Variant 4 (when opset in [23, -]), rules/rotary.yaml:256:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -3720,24 +3720,24 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:247:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:247:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:247:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:247:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:256:22", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:248:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:248:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:248:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:248:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:257:22", "x")) return false;
     std::optional<onnx::TensorProto> t8 = helperTensor(
         gen::tensorHelper("rotary_cos_from_freq"),
         {kSlotInvFreq, kSlotCt},
         {"inv_freq", "ct"},
-        "rules/rotary.yaml:256:52");
+        "rules/rotary.yaml:257:52");
     if (!t8) return false;
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_sin_from_freq"),
         {kSlotInvFreq, kSlotSt},
         {"inv_freq", "st"},
-        "rules/rotary.yaml:257:22");
+        "rules/rotary.yaml:258:22");
     if (!t9) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:256:42", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:257:42", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a10_1 = attrHelper(
@@ -3745,8 +3745,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:258:22",
-        "rules/rotary.yaml:258:22");
+        "rules/rotary.yaml:259:22",
+        "rules/rotary.yaml:259:22");
     if (!a10_1) return false;
     attrs10.push_back(std::move(*a10_1));
     collectMatched();
@@ -3754,32 +3754,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:256:15)")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:257:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3801,7 +3801,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v10}});
   }
 
-  /// Variant 5, rules/rotary.yaml:255:9:
+  /// Variant 5, rules/rotary.yaml:256:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -3809,23 +3809,23 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:247:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:247:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:247:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:247:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:256:22", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:256:42", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:248:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:248:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:248:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:248:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:257:22", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:257:42", "pos")) return false;
     std::optional<onnx::TensorProto> t8 = helperTensor(
         gen::tensorHelper("rotary_cos_from_freq"),
         {kSlotInvFreq, kSlotCt},
         {"inv_freq", "ct"},
-        "rules/rotary.yaml:256:52");
+        "rules/rotary.yaml:257:52");
     if (!t8) return false;
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_sin_from_freq"),
         {kSlotInvFreq, kSlotSt},
         {"inv_freq", "st"},
-        "rules/rotary.yaml:257:22");
+        "rules/rotary.yaml:258:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("interleaved", 0));
@@ -3834,8 +3834,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:258:22",
-        "rules/rotary.yaml:258:22");
+        "rules/rotary.yaml:259:22",
+        "rules/rotary.yaml:259:22");
     if (!a10_1) return false;
     attrs10.push_back(std::move(*a10_1));
     collectMatched();
@@ -3843,32 +3843,32 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:247:11")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:248:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:255:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:256:15)")) return false;
+        "rules/rotary.yaml:256:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:257:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3900,7 +3900,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
             root,
             96,
             {"ort", "onnx"},
-            "rules/rotary.yaml:239:5",
+            "rules/rotary.yaml:240:5",
             {op::kReshape, op::kComMicrosoftRotaryEmbedding, op::kRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -3922,7 +3922,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:266
+// Generated from: rules/rotary.yaml:270
 // rotary_embedding_computed_runtime (priority 95): The same with caches computed when the model runs (no --max-positions).
 //===----------------------------------------------------------------------===//
 
@@ -3930,7 +3930,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingComputedRuntime() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_computed_runtime",
-    "rules/rotary.yaml:266:5",
+    "rules/rotary.yaml:270:5",
     1,  // root expr
     // slots
     {"x", "y", "p0", "pe", "computed_rope.1.p1", "inv_freq", "pos", "computed_rope.1.fr",
@@ -3944,312 +3944,313 @@ const gen::RuleSpec& specRotaryEmbeddingComputedRuntime() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:271:74", 0},
+      {"x", "rules/rotary.yaml:275:74", 0},
       // 1: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      {"Add", "rules/rotary.yaml:150:13 (in computed_rope at rules/rotary.yaml:271:60)", 1, 2},
+      {"Add", "rules/rotary.yaml:151:13 (in computed_rope at rules/rotary.yaml:275:60)", 1, 2},
       // 2: p0
-      {"p0", "rules/rotary.yaml:140:29 (in computed_rope at rules/rotary.yaml:271:60)", 2},
+      {"p0", "rules/rotary.yaml:141:29 (in computed_rope at rules/rotary.yaml:275:60)", 2},
       // 3: pe
-      {"pe", "rules/rotary.yaml:140:33 (in computed_rope at rules/rotary.yaml:271:60)", 3},
+      {"pe", "rules/rotary.yaml:141:33 (in computed_rope at rules/rotary.yaml:275:60)", 3},
       // 4: 1
-      {"constant 1", "rules/rotary.yaml:140:37 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"constant 1", "rules/rotary.yaml:141:37 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 5: Range(p0, pe, 1)
-      {"Range", "rules/rotary.yaml:140:23 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Range", "rules/rotary.yaml:141:23 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 3},
       // 6: Unsqueeze(Range(p0, pe, 1), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:140:13 (in computed_rope at rules/rotary.yaml:271:60)", 4, 1,
-       {{"axes", "rules/rotary.yaml:140:41 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Unsqueeze", "rules/rotary.yaml:141:13 (in computed_rope at rules/rotary.yaml:275:60)", 4, 1,
+       {{"axes", "rules/rotary.yaml:141:41 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: inv_freq
-      {"inv_freq", "rules/rotary.yaml:141:37 (in computed_rope at rules/rotary.yaml:271:60)", 5},
+      {"inv_freq", "rules/rotary.yaml:142:37 (in computed_rope at rules/rotary.yaml:275:60)", 5},
       // 8: _
-      {"_", "rules/rotary.yaml:141:47 (in computed_rope at rules/rotary.yaml:271:60)"},
+      {"_", "rules/rotary.yaml:142:47 (in computed_rope at rules/rotary.yaml:275:60)"},
       // 9: Expand(inv_freq, _)
-      {"Expand", "rules/rotary.yaml:141:30 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Expand", "rules/rotary.yaml:142:30 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 10: Expand(inv_freq, _) | inv_freq
-      {"alternatives", "rules/rotary.yaml:141:50 (in computed_rope at rules/rotary.yaml:271:60)"},
+      {"alternatives", "rules/rotary.yaml:142:50 (in computed_rope at rules/rotary.yaml:275:60)"},
       // 11: pos
-      {"pos", "rules/rotary.yaml:142:45 (in computed_rope at rules/rotary.yaml:271:60)", 6},
+      {"pos", "rules/rotary.yaml:143:45 (in computed_rope at rules/rotary.yaml:275:60)", 6},
       // 12: Unsqueeze(pos, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:142:35 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Unsqueeze", "rules/rotary.yaml:143:35 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:142:50 (in computed_rope at rules/rotary.yaml:271:60)",
+       {{"axes", "rules/rotary.yaml:143:50 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 13: Cast(Unsqueeze(pos, axes=[1]), to=1)
-      {"Cast", "rules/rotary.yaml:142:30 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Cast", "rules/rotary.yaml:143:30 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1,
-       {{"to", "rules/rotary.yaml:142:54 (in computed_rope at rules/rotary.yaml:271:60)",
+       {{"to", "rules/rotary.yaml:143:54 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 14: Unsqueeze(computed_rope.1.p1, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:143:37 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Unsqueeze", "rules/rotary.yaml:144:37 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:143:51 (in computed_rope at rules/rotary.yaml:271:60)",
+       {{"axes", "rules/rotary.yaml:144:51 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 15: Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
-      {"Cast", "rules/rotary.yaml:143:32 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Cast", "rules/rotary.yaml:144:32 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1,
-       {{"to", "rules/rotary.yaml:143:55 (in computed_rope at rules/rotary.yaml:271:60)",
+       {{"to", "rules/rotary.yaml:144:55 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 16: Cast(Unsqueeze(pos, axes=[1]), to=1) | Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
-      {"alternatives", "rules/rotary.yaml:143:30 (in computed_rope at rules/rotary.yaml:271:60)"},
+      {"alternatives", "rules/rotary.yaml:144:30 (in computed_rope at rules/rotary.yaml:275:60)"},
       // 17: MatMul((Expand(inv_freq, _) | inv_freq), (Cast(Unsqueeze(...), to=1) | Cast(Unsqueeze(...), to=1)))
-      {"MatMul", "rules/rotary.yaml:141:23 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"MatMul", "rules/rotary.yaml:142:23 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 18: Transpose(MatMul((Expand(...) | inv_freq), (Cast(...) | Cast(...))), perm=[0, 2, 1])
-      {"Transpose", "rules/rotary.yaml:141:13 (in computed_rope at rules/rotary.yaml:271:60)", 7, 1,
-       {{"perm", "rules/rotary.yaml:144:23 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Transpose", "rules/rotary.yaml:142:13 (in computed_rope at rules/rotary.yaml:275:60)", 7, 1,
+       {{"perm", "rules/rotary.yaml:145:23 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 19: Concat(computed_rope.1.fr, computed_rope.1.fr, axis=-1)
-      {"Concat", "rules/rotary.yaml:145:13 (in computed_rope at rules/rotary.yaml:271:60)", 8, 2,
-       {{"axis", "rules/rotary.yaml:145:28 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Concat", "rules/rotary.yaml:146:13 (in computed_rope at rules/rotary.yaml:275:60)", 8, 2,
+       {{"axis", "rules/rotary.yaml:146:28 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 20: Cos(computed_rope.1.emb)
-      {"Cos", "rules/rotary.yaml:146:23 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Cos", "rules/rotary.yaml:147:23 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1},
       // 21: fc
-      {"fc", "rules/rotary.yaml:146:33 (in computed_rope at rules/rotary.yaml:271:60)", 9},
+      {"fc", "rules/rotary.yaml:147:33 (in computed_rope at rules/rotary.yaml:275:60)", 9},
       // 22: Mul(Cos(computed_rope.1.emb), fc)
-      {"Mul", "rules/rotary.yaml:146:19 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Mul", "rules/rotary.yaml:147:19 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 23: Cos(computed_rope.1.emb)
-      {"Cos", "rules/rotary.yaml:146:47 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Cos", "rules/rotary.yaml:147:47 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1},
       // 24: Mul(Cos(computed_rope.1.emb), fc) | Cos(computed_rope.1.emb)
-      {"alternatives", "rules/rotary.yaml:146:45 (in computed_rope at rules/rotary.yaml:271:60)"},
+      {"alternatives", "rules/rotary.yaml:147:45 (in computed_rope at rules/rotary.yaml:275:60)"},
       // 25: Cast?((Mul(Cos(...), fc) | Cos(computed_rope.1.emb)), to=1)
-      {"Cast", "rules/rotary.yaml:146:13 (in computed_rope at rules/rotary.yaml:271:60)", 10, 1,
-       {{"to", "rules/rotary.yaml:146:57 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Cast", "rules/rotary.yaml:147:13 (in computed_rope at rules/rotary.yaml:275:60)", 10, 1,
+       {{"to", "rules/rotary.yaml:147:57 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kOneOf, {gen::intLiteral(1), gen::intLiteral(10)}}}},
       // 26: Sin(computed_rope.1.emb)
-      {"Sin", "rules/rotary.yaml:147:23 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Sin", "rules/rotary.yaml:148:23 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1},
       // 27: fs
-      {"fs", "rules/rotary.yaml:147:33 (in computed_rope at rules/rotary.yaml:271:60)", 11},
+      {"fs", "rules/rotary.yaml:148:33 (in computed_rope at rules/rotary.yaml:275:60)", 11},
       // 28: Mul(Sin(computed_rope.1.emb), fs)
-      {"Mul", "rules/rotary.yaml:147:19 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Mul", "rules/rotary.yaml:148:19 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 29: Sin(computed_rope.1.emb)
-      {"Sin", "rules/rotary.yaml:147:47 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Sin", "rules/rotary.yaml:148:47 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1},
       // 30: Mul(Sin(computed_rope.1.emb), fs) | Sin(computed_rope.1.emb)
-      {"alternatives", "rules/rotary.yaml:147:45 (in computed_rope at rules/rotary.yaml:271:60)"},
+      {"alternatives", "rules/rotary.yaml:148:45 (in computed_rope at rules/rotary.yaml:275:60)"},
       // 31: Cast?((Mul(Sin(...), fs) | Sin(computed_rope.1.emb)), to=1)
-      {"Cast", "rules/rotary.yaml:147:13 (in computed_rope at rules/rotary.yaml:271:60)", 12, 1,
-       {{"to", "rules/rotary.yaml:147:57 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Cast", "rules/rotary.yaml:148:13 (in computed_rope at rules/rotary.yaml:275:60)", 12, 1,
+       {{"to", "rules/rotary.yaml:148:57 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kOneOf, {gen::intLiteral(1), gen::intLiteral(10)}}}},
       // 32: Unsqueeze(ct, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:148:13 (in computed_rope at rules/rotary.yaml:271:60)", 13,
+      {"Unsqueeze", "rules/rotary.yaml:149:13 (in computed_rope at rules/rotary.yaml:275:60)", 13,
        1,
-       {{"axes", "rules/rotary.yaml:148:27 (in computed_rope at rules/rotary.yaml:271:60)",
+       {{"axes", "rules/rotary.yaml:149:27 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 33: Unsqueeze(st, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:149:13 (in computed_rope at rules/rotary.yaml:271:60)", 14,
+      {"Unsqueeze", "rules/rotary.yaml:150:13 (in computed_rope at rules/rotary.yaml:275:60)", 14,
        1,
-       {{"axes", "rules/rotary.yaml:149:27 (in computed_rope at rules/rotary.yaml:271:60)",
+       {{"axes", "rules/rotary.yaml:150:27 (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 34: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:150:17 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Mul", "rules/rotary.yaml:151:17 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 35: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
       {"Concat",
-       "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        15, 2,
        {{"axis",
-         "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+         "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 36: Mul(rotate_half.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:150:30 (in computed_rope at rules/rotary.yaml:271:60)",
+      {"Mul", "rules/rotary.yaml:151:30 (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 37: Shape(x)
       {"Shape",
-       "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1},
       // 38: rotate_half.1.i1
       {"rotate_half.1.i1",
-       "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        16},
       // 39: Gather(Shape(x), rotate_half.1.i1)
       {"Gather",
-       "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 40: 2
       {"constant 2",
-       "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 41: Div(Gather(Shape(x), rotate_half.1.i1), 2)
       {"Div",
-       "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 42: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
       {"Unsqueeze",
-       "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+         "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 43: rotate_half.1.c1
       {"rotate_half.1.c1",
-       "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        17},
       // 44: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
       {"rotate_half.1.h1",
-       "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        18},
       // 45: Shape(x)
       {"Shape",
-       "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1},
       // 46: rotate_half.1.i2
       {"rotate_half.1.i2",
-       "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        19},
       // 47: Gather(Shape(x), rotate_half.1.i2)
       {"Gather",
-       "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 48: 2
       {"constant 2",
-       "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 49: Div(Gather(Shape(x), rotate_half.1.i2), 2)
       {"Div",
-       "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 2},
       // 50: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
       {"Unsqueeze",
-       "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+         "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 51: rotate_half.1.c2
       {"rotate_half.1.c2",
-       "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        20},
       // 52: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
       {"rotate_half.1.h2",
-       "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        21},
       // 53: 0
       {"constant 0",
-       "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 54: rotate_half.1.a1
       {"rotate_half.1.a1",
-       "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        22},
       // 55: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
       {"Slice",
-       "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        23, 4},
       // 56: rotate_half.1.e2
       {"rotate_half.1.e2",
-       "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        24},
       // 57: rotate_half.1.a2
       {"rotate_half.1.a2",
-       "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        25},
       // 58: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
       {"Slice",
-       "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        26, 4},
       // 59: Split(x, axis=-1)
       {"Split",
-       "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        27, 1,
        {{"axis",
-         "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+         "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 28, "rotate_half.1.p2"}}},
       // 60: rotate_half.1.p2
       {"rotate_half.1.p2",
-       "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        28},
       // 61: rotate_half.1.s1 | rotate_half.1.p1
       {"rotate_half.1.x1",
-       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        29, 0, {}, {}, 1e-06, 0, {}, false, {}, {62}},
       // 62: rotate_half.1.s2 | rotate_half.1.p2
       {"rotate_half.1.x2",
-       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        30, 0, {}, {}, 1e-06, 0, {}, false, {}, {61}},
       // 63: Neg(rotate_half.1.x2)
       {"Neg",
-       "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+       "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
        gen::kNoSlot, 1},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:152:19 (in computed_rope at rules/rotary.yaml:271:60)",
+    {{Check::kShape, "rules/rotary.yaml:153:19 (in computed_rope at rules/rotary.yaml:275:60)",
       "pos", 6, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:152:34 (in computed_rope at rules/rotary.yaml:271:60)",
+     {Check::kElemType, "rules/rotary.yaml:153:34 (in computed_rope at rules/rotary.yaml:275:60)",
       "pos", 6, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kShape, "rules/rotary.yaml:153:19 (in computed_rope at rules/rotary.yaml:271:60)",
+     {Check::kShape, "rules/rotary.yaml:154:19 (in computed_rope at rules/rotary.yaml:275:60)",
       "computed_rope.1.p1", 4, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {},
       {"1", "S"}, {{Dim::kStatic, 1}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:153:34 (in computed_rope at rules/rotary.yaml:271:60)",
+     {Check::kElemType, "rules/rotary.yaml:154:34 (in computed_rope at rules/rotary.yaml:275:60)",
       "computed_rope.1.p1", 4, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kRank, "rules/rotary.yaml:154:19 (in computed_rope at rules/rotary.yaml:271:60)", "p0",
+     {Check::kRank, "rules/rotary.yaml:155:19 (in computed_rope at rules/rotary.yaml:275:60)", "p0",
       2, {}, {}, "", nullptr, 1, {0}},
-     {Check::kShape, "rules/rotary.yaml:155:19 (in computed_rope at rules/rotary.yaml:271:60)", "x",
+     {Check::kShape, "rules/rotary.yaml:156:19 (in computed_rope at rules/rotary.yaml:275:60)", "x",
       0, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:156:19 (in computed_rope at rules/rotary.yaml:271:60)",
+     {Check::kNative, "rules/rotary.yaml:157:19 (in computed_rope at rules/rotary.yaml:275:60)",
       "inv_freq", gen::kNoSlot, {"inv_freq", "x"}, {5, 0}, "rotary_inv_freq",
       gen::nativePredicate("rotary_inv_freq"), 1},
-     {Check::kScalar, "rules/rotary.yaml:157:19 (in computed_rope at rules/rotary.yaml:271:60)",
+     {Check::kScalar, "rules/rotary.yaml:158:19 (in computed_rope at rules/rotary.yaml:275:60)",
       "fc", 9, {}, {}, "", nullptr, 1},
-     {Check::kElemType, "rules/rotary.yaml:157:33 (in computed_rope at rules/rotary.yaml:271:60)",
+     {Check::kElemType, "rules/rotary.yaml:158:33 (in computed_rope at rules/rotary.yaml:275:60)",
       "fc", 9, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kScalar, "rules/rotary.yaml:158:19 (in computed_rope at rules/rotary.yaml:271:60)",
+     {Check::kScalar, "rules/rotary.yaml:159:19 (in computed_rope at rules/rotary.yaml:275:60)",
       "fs", 11, {}, {}, "", nullptr, 1},
-     {Check::kElemType, "rules/rotary.yaml:158:33 (in computed_rope at rules/rotary.yaml:271:60)",
+     {Check::kElemType, "rules/rotary.yaml:159:33 (in computed_rope at rules/rotary.yaml:275:60)",
       "fs", 11, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"float"}, {1}},
      {Check::kNative,
-      "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {17, 0}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {20, 0}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {16, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {19, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {22, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {25, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {24, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {23}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {26}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at rules/rotary.yaml:271:60)",
+      "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
       "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {27, 0}, "split_halves",
       gen::nativePredicate("split_halves"), 15}},
     // rewrite variants
-    {{true, "", -1, 22, {{{16, 1}}, {{24, 0}, {30, 0}}}},
+    {{true, "", 23, -1, {{{16, 1}}, {{24, 0}, {30, 0}}}}, {true, "", 23, -1, {{{16, 1}}}},
+     {true, "", -1, 22, {{{16, 1}}, {{24, 0}, {30, 0}}}},
      {true, "", 23, -1, {{{16, 1}}, {{24, 0}, {30, 0}}}},
      {true, "", -1, -1, {{{16, 1}}, {{24, 0}, {30, 0}}}}, {true, "", -1, 22, {{{16, 1}}}},
      {true, "", 23, -1, {{{16, 1}}}}, {true, "", -1, -1, {{{16, 1}}}},
@@ -4371,6 +4372,10 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         return rewrite10();
       case 11:
         return rewrite11();
+      case 12:
+        return rewrite12();
+      case 13:
+        return rewrite13();
     }
     return false;
   }
@@ -4425,8 +4430,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   // matchRotateHalf1A2, matchRotateHalf1S2, matchRotateHalf1P1, matchRotateHalf1P2,
   // matchRotateHalf1X1, matchRotateHalf1X2.
 
-  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:150:13 (in computed_rope
-  /// at rules/rotary.yaml:271:60))
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:151:13 (in computed_rope
+  /// at rules/rotary.yaml:275:60))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4441,8 +4446,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   }
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
-  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:150:34) (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -4451,8 +4456,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:150:30 (in computed_rope at
-  /// rules/rotary.yaml:271:60))
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:151:30 (in computed_rope at
+  /// rules/rotary.yaml:275:60))
   bool matchMul36(ValueId v, gen::Next k) {
     if (seen(kMul36)) return same(kMul36, v) && k();
     if (!bind(kMul36, v)) return false;
@@ -4466,8 +4471,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return matchRotateHalf1Rot(in1, [&] { return matchSin33(in0, k); });
   }
 
-  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:150:34)
-  /// (in computed_rope at rules/rotary.yaml:271:60))
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:151:34)
+  /// (in computed_rope at rules/rotary.yaml:275:60))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -4478,108 +4483,120 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [-1, 22] @arange_positions @scaled), rules/rotary.yaml:274:9:
+  /// Variant 0 (when opset in [23, -] @arange_positions @scaled), rules/rotary.yaml:278:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = RotaryEmbedding(x, Expand(Unsqueeze(Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), axes=[0]), Concat(Shape(x, start=0, end=1), Shape(x, start=2, end=3), Shape(Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), start=1, end=2), axis=0)), Expand(Unsqueeze(Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), axes=[0]), Concat(Shape(x, start=0, end=1), Shape(x, start=2, end=3), Shape(Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), start=1, end=2), axis=0)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:276:54", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:277:47", "p0")) return false;
-    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
-    if (!t21) return false;
-    std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t22) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:276:40", "pe")) return false;
-    std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t23) return false;
-    std::vector<onnx::AttributeProto> attrs24;
-    std::vector<onnx::AttributeProto> attrs25;
-    attrs25.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs26;
-    attrs26.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t27 = helperTensor(
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:280:58", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:280:40", "p0")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:280:44", "pe")) return false;
+    std::optional<onnx::TensorProto> t27 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t27) return false;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::vector<onnx::AttributeProto> attrs29;
+    attrs29.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs30;
+    attrs30.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t31 = helperTensor(
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:170:16) (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!t27) return false;
-    std::vector<onnx::AttributeProto> attrs15;
-    std::vector<onnx::AttributeProto> attrs16;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:276:57", "fc")) return false;
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 = attrHelper(
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+    if (!t31) return false;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::vector<onnx::AttributeProto> attrs22;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:280:61", "fc")) return false;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::optional<onnx::AttributeProto> a10_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+    if (!a10_0) return false;
+    attrs10.push_back(std::move(*a10_0));
+    std::vector<onnx::AttributeProto> attrs16;
+    attrs16.push_back(gen::intsAttribute("axes", {0}));
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("start", 0));
+    attrs12.push_back(gen::intAttribute("end", 1));
+    std::vector<onnx::AttributeProto> attrs13;
+    attrs13.push_back(gen::intAttribute("start", 2));
+    attrs13.push_back(gen::intAttribute("end", 3));
+    std::vector<onnx::AttributeProto> attrs14;
+    attrs14.push_back(gen::intAttribute("start", 1));
+    attrs14.push_back(gen::intAttribute("end", 2));
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs17;
+    std::vector<onnx::AttributeProto> attrs24;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:280:65", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs25;
+    std::vector<onnx::AttributeProto> attrs26;
+    std::optional<onnx::AttributeProto> a26_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+    if (!a26_0) return false;
+    attrs26.push_back(std::move(*a26_0));
     std::vector<onnx::AttributeProto> attrs18;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:276:61", "fs")) return false;
+    attrs18.push_back(gen::intsAttribute("axes", {0}));
     std::vector<onnx::AttributeProto> attrs19;
     std::vector<onnx::AttributeProto> attrs20;
-    std::optional<onnx::AttributeProto> a20_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a20_0) return false;
-    attrs20.push_back(std::move(*a20_0));
-    std::vector<onnx::AttributeProto> attrs14;
-    attrs14.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a14_1 = attrHelper(
+    attrs20.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a20_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:277:60",
-        "rules/rotary.yaml:277:60");
-    if (!a14_1) return false;
-    attrs14.push_back(std::move(*a14_1));
+        "rules/rotary.yaml:284:46",
+        "rules/rotary.yaml:284:46");
+    if (!a20_1) return false;
+    attrs20.push_back(std::move(*a20_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:278:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:278:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:278:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:278:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:277:15)")) return false;
+        "rules/rotary.yaml:278:9",
+        "rules/rotary.yaml:283:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4587,29 +4604,114 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
-    const ValueId v6 = slot(kSlotX);
-    const ValueId v12 = slot(kSlotP0);
-    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
+    const ValueId v7 = slot(kSlotX);
+    const ValueId v4 = slot(kSlotP0);
+    const ValueId v5 = slot(kSlotPe);
+    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
+    NodeSpec spec28;
+    spec28.op = op::kRange;
+    spec28.inputs = {v4, v5, v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    NodeSpec spec29;
+    spec29.op = op::kUnsqueeze;
+    spec29.inputs = {v28};
+    spec29.attributes = std::move(attrs29);
+    spec29.created_by = ruleName();
+    const NodeId n29 = rw_.createNode(std::move(spec29));
+    const ValueId v29 = g_.node(n29).output(0);
+    NodeSpec spec30;
+    spec30.op = op::kCast;
+    spec30.inputs = {v29};
+    spec30.attributes = std::move(attrs30);
+    spec30.created_by = ruleName();
+    const NodeId n30 = rw_.createNode(std::move(spec30));
+    const ValueId v30 = g_.node(n30).output(0);
+    const ValueId v31 = rw_.addInitializer(std::move(*t31), ruleName());
+    NodeSpec spec21;
+    spec21.op = op::kMul;
+    spec21.inputs = {v30, v31};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    NodeSpec spec22;
+    spec22.op = op::kCos;
+    spec22.inputs = {v21};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    const ValueId v8 = slot(kSlotFc);
+    NodeSpec spec23;
+    spec23.op = op::kMul;
+    spec23.inputs = {v22, v8};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v23};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kUnsqueeze;
+    spec16.inputs = {v10};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kShape;
+    spec12.inputs = {v7};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
     NodeSpec spec13;
-    spec13.op = op::kReshape;
-    spec13.inputs = {v12, v21};
+    spec13.op = op::kShape;
+    spec13.inputs = {v7};
     spec13.attributes = std::move(attrs13);
     spec13.created_by = ruleName();
     const NodeId n13 = rw_.createNode(std::move(spec13));
     const ValueId v13 = g_.node(n13).output(0);
-    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
-    const ValueId v4 = slot(kSlotPe);
-    const ValueId v23 = rw_.addInitializer(std::move(*t23), ruleName());
+    NodeSpec spec14;
+    spec14.op = op::kShape;
+    spec14.inputs = {v10};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kConcat;
+    spec15.inputs = {v12, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kExpand;
+    spec17.inputs = {v16, v15};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
     NodeSpec spec24;
-    spec24.op = op::kRange;
-    spec24.inputs = {v22, v4, v23};
+    spec24.op = op::kSin;
+    spec24.inputs = {v21};
     spec24.attributes = std::move(attrs24);
     spec24.created_by = ruleName();
     const NodeId n24 = rw_.createNode(std::move(spec24));
     const ValueId v24 = g_.node(n24).output(0);
+    const ValueId v9 = slot(kSlotFs);
     NodeSpec spec25;
-    spec25.op = op::kUnsqueeze;
-    spec25.inputs = {v24};
+    spec25.op = op::kMul;
+    spec25.inputs = {v24, v9};
     spec25.attributes = std::move(attrs25);
     spec25.created_by = ruleName();
     const NodeId n25 = rw_.createNode(std::move(spec25));
@@ -4621,1014 +4723,45 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     spec26.created_by = ruleName();
     const NodeId n26 = rw_.createNode(std::move(spec26));
     const ValueId v26 = g_.node(n26).output(0);
-    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
-    NodeSpec spec15;
-    spec15.op = op::kMul;
-    spec15.inputs = {v26, v27};
-    spec15.attributes = std::move(attrs15);
-    spec15.created_by = ruleName();
-    const NodeId n15 = rw_.createNode(std::move(spec15));
-    const ValueId v15 = g_.node(n15).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kCos;
-    spec16.inputs = {v15};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    const ValueId v7 = slot(kSlotFc);
-    NodeSpec spec17;
-    spec17.op = op::kMul;
-    spec17.inputs = {v16, v7};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v17};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
     NodeSpec spec18;
-    spec18.op = op::kSin;
-    spec18.inputs = {v15};
+    spec18.op = op::kUnsqueeze;
+    spec18.inputs = {v26};
     spec18.attributes = std::move(attrs18);
     spec18.created_by = ruleName();
     const NodeId n18 = rw_.createNode(std::move(spec18));
     const ValueId v18 = g_.node(n18).output(0);
-    const ValueId v8 = slot(kSlotFs);
     NodeSpec spec19;
-    spec19.op = op::kMul;
-    spec19.inputs = {v18, v8};
+    spec19.op = op::kExpand;
+    spec19.inputs = {v18, v15};
     spec19.attributes = std::move(attrs19);
     spec19.created_by = ruleName();
     const NodeId n19 = rw_.createNode(std::move(spec19));
     const ValueId v19 = g_.node(n19).output(0);
     NodeSpec spec20;
-    spec20.op = op::kCast;
-    spec20.inputs = {v19};
+    spec20.op = op::kRotaryEmbedding;
+    spec20.inputs = {v7, v17, v19};
     spec20.attributes = std::move(attrs20);
     spec20.created_by = ruleName();
     const NodeId n20 = rw_.createNode(std::move(spec20));
     const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec14;
-    spec14.op = op::kComMicrosoftRotaryEmbedding;
-    spec14.inputs = {v6, v13, v9, v20};
-    spec14.attributes = std::move(attrs14);
-    spec14.created_by = ruleName();
-    const NodeId n14 = rw_.createNode(std::move(spec14));
-    const ValueId v14 = g_.node(n14).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v14}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v20}});
   }
 
-  /// Variant 1 (when opset in [23, -] @arange_positions @scaled), rules/rotary.yaml:274:9:
+  /// Variant 1 (when opset in [23, -] @arange_positions), rules/rotary.yaml:278:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = RotaryEmbedding(x, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = RotaryEmbedding(x, Expand(Unsqueeze(Cast(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), axes=[0]), Concat(Shape(x, start=0, end=1), Shape(x, start=2, end=3), Shape(Cast(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), start=1, end=2), axis=0)), Expand(Unsqueeze(Cast(Sin(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), axes=[0]), Concat(Shape(x, start=0, end=1), Shape(x, start=2, end=3), Shape(Cast(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), start=1, end=2), axis=0)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:276:54", "x")) return false;
-    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t21) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:276:40", "pe")) return false;
-    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t22) return false;
-    std::vector<onnx::AttributeProto> attrs23;
-    std::vector<onnx::AttributeProto> attrs24;
-    attrs24.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs25;
-    attrs25.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t26 = helperTensor(
-        gen::tensorHelper("rotary_inv_freq_row"),
-        {kSlotInvFreq},
-        {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:170:16) (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!t26) return false;
-    std::vector<onnx::AttributeProto> attrs15;
-    std::vector<onnx::AttributeProto> attrs16;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:276:57", "fc")) return false;
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
-    std::vector<onnx::AttributeProto> attrs18;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:276:61", "fs")) return false;
-    std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs20;
-    std::optional<onnx::AttributeProto> a20_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a20_0) return false;
-    attrs20.push_back(std::move(*a20_0));
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:277:42", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs14;
-    attrs14.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a14_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:277:60",
-        "rules/rotary.yaml:277:60");
-    if (!a14_1) return false;
-    attrs14.push_back(std::move(*a14_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotCt,
-        To::kRef,
-        kSlotCt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSt,
-        To::kRef,
-        kSlotSt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:277:15)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v6 = slot(kSlotX);
-    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
-    const ValueId v4 = slot(kSlotPe);
-    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
-    NodeSpec spec23;
-    spec23.op = op::kRange;
-    spec23.inputs = {v21, v4, v22};
-    spec23.attributes = std::move(attrs23);
-    spec23.created_by = ruleName();
-    const NodeId n23 = rw_.createNode(std::move(spec23));
-    const ValueId v23 = g_.node(n23).output(0);
-    NodeSpec spec24;
-    spec24.op = op::kUnsqueeze;
-    spec24.inputs = {v23};
-    spec24.attributes = std::move(attrs24);
-    spec24.created_by = ruleName();
-    const NodeId n24 = rw_.createNode(std::move(spec24));
-    const ValueId v24 = g_.node(n24).output(0);
-    NodeSpec spec25;
-    spec25.op = op::kCast;
-    spec25.inputs = {v24};
-    spec25.attributes = std::move(attrs25);
-    spec25.created_by = ruleName();
-    const NodeId n25 = rw_.createNode(std::move(spec25));
-    const ValueId v25 = g_.node(n25).output(0);
-    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
-    NodeSpec spec15;
-    spec15.op = op::kMul;
-    spec15.inputs = {v25, v26};
-    spec15.attributes = std::move(attrs15);
-    spec15.created_by = ruleName();
-    const NodeId n15 = rw_.createNode(std::move(spec15));
-    const ValueId v15 = g_.node(n15).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kCos;
-    spec16.inputs = {v15};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    const ValueId v7 = slot(kSlotFc);
-    NodeSpec spec17;
-    spec17.op = op::kMul;
-    spec17.inputs = {v16, v7};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v17};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    NodeSpec spec18;
-    spec18.op = op::kSin;
-    spec18.inputs = {v15};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    const ValueId v8 = slot(kSlotFs);
-    NodeSpec spec19;
-    spec19.op = op::kMul;
-    spec19.inputs = {v18, v8};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    NodeSpec spec20;
-    spec20.op = op::kCast;
-    spec20.inputs = {v19};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    const ValueId v11 = slot(kSlotPos);
-    NodeSpec spec14;
-    spec14.op = op::kRotaryEmbedding;
-    spec14.inputs = {v6, v9, v20, v11};
-    spec14.attributes = std::move(attrs14);
-    spec14.created_by = ruleName();
-    const NodeId n14 = rw_.createNode(std::move(spec14));
-    const ValueId v14 = g_.node(n14).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v14}});
-  }
-
-  /// Variant 2 (when @arange_positions @scaled), rules/rotary.yaml:274:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite2() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:276:54", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:277:42", "pos")) return false;
-    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t21) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:276:40", "pe")) return false;
-    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t22) return false;
-    std::vector<onnx::AttributeProto> attrs23;
-    std::vector<onnx::AttributeProto> attrs24;
-    attrs24.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs25;
-    attrs25.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t26 = helperTensor(
-        gen::tensorHelper("rotary_inv_freq_row"),
-        {kSlotInvFreq},
-        {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:170:16) (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!t26) return false;
-    std::vector<onnx::AttributeProto> attrs15;
-    std::vector<onnx::AttributeProto> attrs16;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:276:57", "fc")) return false;
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
-    std::vector<onnx::AttributeProto> attrs18;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:276:61", "fs")) return false;
-    std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs20;
-    std::optional<onnx::AttributeProto> a20_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a20_0) return false;
-    attrs20.push_back(std::move(*a20_0));
-    std::vector<onnx::AttributeProto> attrs14;
-    attrs14.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a14_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:277:60",
-        "rules/rotary.yaml:277:60");
-    if (!a14_1) return false;
-    attrs14.push_back(std::move(*a14_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotCt,
-        To::kRef,
-        kSlotCt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSt,
-        To::kRef,
-        kSlotSt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:277:15)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v6 = slot(kSlotX);
-    const ValueId v11 = slot(kSlotPos);
-    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
-    const ValueId v4 = slot(kSlotPe);
-    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
-    NodeSpec spec23;
-    spec23.op = op::kRange;
-    spec23.inputs = {v21, v4, v22};
-    spec23.attributes = std::move(attrs23);
-    spec23.created_by = ruleName();
-    const NodeId n23 = rw_.createNode(std::move(spec23));
-    const ValueId v23 = g_.node(n23).output(0);
-    NodeSpec spec24;
-    spec24.op = op::kUnsqueeze;
-    spec24.inputs = {v23};
-    spec24.attributes = std::move(attrs24);
-    spec24.created_by = ruleName();
-    const NodeId n24 = rw_.createNode(std::move(spec24));
-    const ValueId v24 = g_.node(n24).output(0);
-    NodeSpec spec25;
-    spec25.op = op::kCast;
-    spec25.inputs = {v24};
-    spec25.attributes = std::move(attrs25);
-    spec25.created_by = ruleName();
-    const NodeId n25 = rw_.createNode(std::move(spec25));
-    const ValueId v25 = g_.node(n25).output(0);
-    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
-    NodeSpec spec15;
-    spec15.op = op::kMul;
-    spec15.inputs = {v25, v26};
-    spec15.attributes = std::move(attrs15);
-    spec15.created_by = ruleName();
-    const NodeId n15 = rw_.createNode(std::move(spec15));
-    const ValueId v15 = g_.node(n15).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kCos;
-    spec16.inputs = {v15};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    const ValueId v7 = slot(kSlotFc);
-    NodeSpec spec17;
-    spec17.op = op::kMul;
-    spec17.inputs = {v16, v7};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v17};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    NodeSpec spec18;
-    spec18.op = op::kSin;
-    spec18.inputs = {v15};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    const ValueId v8 = slot(kSlotFs);
-    NodeSpec spec19;
-    spec19.op = op::kMul;
-    spec19.inputs = {v18, v8};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    NodeSpec spec20;
-    spec20.op = op::kCast;
-    spec20.inputs = {v19};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec14;
-    spec14.op = op::kComMicrosoftRotaryEmbedding;
-    spec14.inputs = {v6, v11, v9, v20};
-    spec14.attributes = std::move(attrs14);
-    spec14.created_by = ruleName();
-    const NodeId n14 = rw_.createNode(std::move(spec14));
-    const ValueId v14 = g_.node(n14).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v14}});
-  }
-
-  /// Variant 3 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:274:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite3() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:276:54", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:277:47", "p0")) return false;
-    std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
-    if (!t19) return false;
-    std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t20) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:276:40", "pe")) return false;
-    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t21) return false;
-    std::vector<onnx::AttributeProto> attrs22;
-    std::vector<onnx::AttributeProto> attrs23;
-    attrs23.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs24;
-    attrs24.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t25 = helperTensor(
-        gen::tensorHelper("rotary_inv_freq_row"),
-        {kSlotInvFreq},
-        {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:174:16) (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!t25) return false;
-    std::vector<onnx::AttributeProto> attrs15;
-    std::vector<onnx::AttributeProto> attrs16;
-    std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs18;
-    std::optional<onnx::AttributeProto> a18_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a18_0) return false;
-    attrs18.push_back(std::move(*a18_0));
-    std::vector<onnx::AttributeProto> attrs14;
-    attrs14.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a14_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:277:60",
-        "rules/rotary.yaml:277:60");
-    if (!a14_1) return false;
-    attrs14.push_back(std::move(*a14_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotCt,
-        To::kRef,
-        kSlotCt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSt,
-        To::kRef,
-        kSlotSt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:277:15)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v6 = slot(kSlotX);
-    const ValueId v12 = slot(kSlotP0);
-    const ValueId v19 = rw_.addInitializer(std::move(*t19), ruleName());
-    NodeSpec spec13;
-    spec13.op = op::kReshape;
-    spec13.inputs = {v12, v19};
-    spec13.attributes = std::move(attrs13);
-    spec13.created_by = ruleName();
-    const NodeId n13 = rw_.createNode(std::move(spec13));
-    const ValueId v13 = g_.node(n13).output(0);
-    const ValueId v20 = rw_.addInitializer(std::move(*t20), ruleName());
-    const ValueId v4 = slot(kSlotPe);
-    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
-    NodeSpec spec22;
-    spec22.op = op::kRange;
-    spec22.inputs = {v20, v4, v21};
-    spec22.attributes = std::move(attrs22);
-    spec22.created_by = ruleName();
-    const NodeId n22 = rw_.createNode(std::move(spec22));
-    const ValueId v22 = g_.node(n22).output(0);
-    NodeSpec spec23;
-    spec23.op = op::kUnsqueeze;
-    spec23.inputs = {v22};
-    spec23.attributes = std::move(attrs23);
-    spec23.created_by = ruleName();
-    const NodeId n23 = rw_.createNode(std::move(spec23));
-    const ValueId v23 = g_.node(n23).output(0);
-    NodeSpec spec24;
-    spec24.op = op::kCast;
-    spec24.inputs = {v23};
-    spec24.attributes = std::move(attrs24);
-    spec24.created_by = ruleName();
-    const NodeId n24 = rw_.createNode(std::move(spec24));
-    const ValueId v24 = g_.node(n24).output(0);
-    const ValueId v25 = rw_.addInitializer(std::move(*t25), ruleName());
-    NodeSpec spec15;
-    spec15.op = op::kMul;
-    spec15.inputs = {v24, v25};
-    spec15.attributes = std::move(attrs15);
-    spec15.created_by = ruleName();
-    const NodeId n15 = rw_.createNode(std::move(spec15));
-    const ValueId v15 = g_.node(n15).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kCos;
-    spec16.inputs = {v15};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v16};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    NodeSpec spec17;
-    spec17.op = op::kSin;
-    spec17.inputs = {v15};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    NodeSpec spec18;
-    spec18.op = op::kCast;
-    spec18.inputs = {v17};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec14;
-    spec14.op = op::kComMicrosoftRotaryEmbedding;
-    spec14.inputs = {v6, v13, v9, v18};
-    spec14.attributes = std::move(attrs14);
-    spec14.created_by = ruleName();
-    const NodeId n14 = rw_.createNode(std::move(spec14));
-    const ValueId v14 = g_.node(n14).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v14}});
-  }
-
-  /// Variant 4 (when opset in [23, -] @arange_positions), rules/rotary.yaml:274:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = RotaryEmbedding(x, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite4() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:276:54", "x")) return false;
-    std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t19) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:276:40", "pe")) return false;
-    std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t20) return false;
-    std::vector<onnx::AttributeProto> attrs21;
-    std::vector<onnx::AttributeProto> attrs22;
-    attrs22.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs23;
-    attrs23.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t24 = helperTensor(
-        gen::tensorHelper("rotary_inv_freq_row"),
-        {kSlotInvFreq},
-        {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:174:16) (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!t24) return false;
-    std::vector<onnx::AttributeProto> attrs15;
-    std::vector<onnx::AttributeProto> attrs16;
-    std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs18;
-    std::optional<onnx::AttributeProto> a18_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a18_0) return false;
-    attrs18.push_back(std::move(*a18_0));
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:277:42", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs14;
-    attrs14.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a14_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:277:60",
-        "rules/rotary.yaml:277:60");
-    if (!a14_1) return false;
-    attrs14.push_back(std::move(*a14_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotCt,
-        To::kRef,
-        kSlotCt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSt,
-        To::kRef,
-        kSlotSt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:277:15)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v6 = slot(kSlotX);
-    const ValueId v19 = rw_.addInitializer(std::move(*t19), ruleName());
-    const ValueId v4 = slot(kSlotPe);
-    const ValueId v20 = rw_.addInitializer(std::move(*t20), ruleName());
-    NodeSpec spec21;
-    spec21.op = op::kRange;
-    spec21.inputs = {v19, v4, v20};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    NodeSpec spec22;
-    spec22.op = op::kUnsqueeze;
-    spec22.inputs = {v21};
-    spec22.attributes = std::move(attrs22);
-    spec22.created_by = ruleName();
-    const NodeId n22 = rw_.createNode(std::move(spec22));
-    const ValueId v22 = g_.node(n22).output(0);
-    NodeSpec spec23;
-    spec23.op = op::kCast;
-    spec23.inputs = {v22};
-    spec23.attributes = std::move(attrs23);
-    spec23.created_by = ruleName();
-    const NodeId n23 = rw_.createNode(std::move(spec23));
-    const ValueId v23 = g_.node(n23).output(0);
-    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
-    NodeSpec spec15;
-    spec15.op = op::kMul;
-    spec15.inputs = {v23, v24};
-    spec15.attributes = std::move(attrs15);
-    spec15.created_by = ruleName();
-    const NodeId n15 = rw_.createNode(std::move(spec15));
-    const ValueId v15 = g_.node(n15).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kCos;
-    spec16.inputs = {v15};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v16};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    NodeSpec spec17;
-    spec17.op = op::kSin;
-    spec17.inputs = {v15};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    NodeSpec spec18;
-    spec18.op = op::kCast;
-    spec18.inputs = {v17};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    const ValueId v11 = slot(kSlotPos);
-    NodeSpec spec14;
-    spec14.op = op::kRotaryEmbedding;
-    spec14.inputs = {v6, v9, v18, v11};
-    spec14.attributes = std::move(attrs14);
-    spec14.created_by = ruleName();
-    const NodeId n14 = rw_.createNode(std::move(spec14));
-    const ValueId v14 = g_.node(n14).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v14}});
-  }
-
-  /// Variant 5 (when @arange_positions), rules/rotary.yaml:274:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite5() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:276:54", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:277:42", "pos")) return false;
-    std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t19) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:276:40", "pe")) return false;
-    std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t20) return false;
-    std::vector<onnx::AttributeProto> attrs21;
-    std::vector<onnx::AttributeProto> attrs22;
-    attrs22.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs23;
-    attrs23.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t24 = helperTensor(
-        gen::tensorHelper("rotary_inv_freq_row"),
-        {kSlotInvFreq},
-        {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:174:16) (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!t24) return false;
-    std::vector<onnx::AttributeProto> attrs15;
-    std::vector<onnx::AttributeProto> attrs16;
-    std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs18;
-    std::optional<onnx::AttributeProto> a18_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:276:20)");
-    if (!a18_0) return false;
-    attrs18.push_back(std::move(*a18_0));
-    std::vector<onnx::AttributeProto> attrs14;
-    attrs14.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a14_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:277:60",
-        "rules/rotary.yaml:277:60");
-    if (!a14_1) return false;
-    attrs14.push_back(std::move(*a14_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotCt,
-        To::kRef,
-        kSlotCt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSt,
-        To::kRef,
-        kSlotSt,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:274:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:277:15)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v6 = slot(kSlotX);
-    const ValueId v11 = slot(kSlotPos);
-    const ValueId v19 = rw_.addInitializer(std::move(*t19), ruleName());
-    const ValueId v4 = slot(kSlotPe);
-    const ValueId v20 = rw_.addInitializer(std::move(*t20), ruleName());
-    NodeSpec spec21;
-    spec21.op = op::kRange;
-    spec21.inputs = {v19, v4, v20};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    NodeSpec spec22;
-    spec22.op = op::kUnsqueeze;
-    spec22.inputs = {v21};
-    spec22.attributes = std::move(attrs22);
-    spec22.created_by = ruleName();
-    const NodeId n22 = rw_.createNode(std::move(spec22));
-    const ValueId v22 = g_.node(n22).output(0);
-    NodeSpec spec23;
-    spec23.op = op::kCast;
-    spec23.inputs = {v22};
-    spec23.attributes = std::move(attrs23);
-    spec23.created_by = ruleName();
-    const NodeId n23 = rw_.createNode(std::move(spec23));
-    const ValueId v23 = g_.node(n23).output(0);
-    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
-    NodeSpec spec15;
-    spec15.op = op::kMul;
-    spec15.inputs = {v23, v24};
-    spec15.attributes = std::move(attrs15);
-    spec15.created_by = ruleName();
-    const NodeId n15 = rw_.createNode(std::move(spec15));
-    const ValueId v15 = g_.node(n15).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kCos;
-    spec16.inputs = {v15};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v16};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    NodeSpec spec17;
-    spec17.op = op::kSin;
-    spec17.inputs = {v15};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    NodeSpec spec18;
-    spec18.op = op::kCast;
-    spec18.inputs = {v17};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec14;
-    spec14.op = op::kComMicrosoftRotaryEmbedding;
-    spec14.inputs = {v6, v11, v9, v18};
-    spec14.attributes = std::move(attrs14);
-    spec14.created_by = ruleName();
-    const NodeId n14 = rw_.createNode(std::move(spec14));
-    const ValueId v14 = g_.node(n14).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v14}});
-  }
-
-  /// Variant 6 (when opset in [-1, 22] @scaled @arange_positions), rules/rotary.yaml:278:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite6() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:280:53", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:281:47", "p0")) return false;
-    std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
-    if (!t23) return false;
-    std::vector<onnx::AttributeProto> attrs15;
-    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t24) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:279:29", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    attrs5.push_back(gen::intAttribute("keepdims", 0));
-    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t6) return false;
-    std::vector<onnx::AttributeProto> attrs7;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:280:58", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:280:40", "p0")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:280:44", "pe")) return false;
     std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t25) return false;
     std::vector<onnx::AttributeProto> attrs26;
@@ -5640,77 +4773,90 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:170:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
     if (!t29) return false;
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs18;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:280:56", "fc")) return false;
-    std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a12_0) return false;
-    attrs12.push_back(std::move(*a12_0));
-    std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:280:60", "fs")) return false;
     std::vector<onnx::AttributeProto> attrs21;
     std::vector<onnx::AttributeProto> attrs22;
-    std::optional<onnx::AttributeProto> a22_0 = attrHelper(
+    std::vector<onnx::AttributeProto> attrs10;
+    std::optional<onnx::AttributeProto> a10_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a22_0) return false;
-    attrs22.push_back(std::move(*a22_0));
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+    if (!a10_0) return false;
+    attrs10.push_back(std::move(*a10_0));
     std::vector<onnx::AttributeProto> attrs16;
-    attrs16.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a16_1 = attrHelper(
+    attrs16.push_back(gen::intsAttribute("axes", {0}));
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("start", 0));
+    attrs12.push_back(gen::intAttribute("end", 1));
+    std::vector<onnx::AttributeProto> attrs13;
+    attrs13.push_back(gen::intAttribute("start", 2));
+    attrs13.push_back(gen::intAttribute("end", 3));
+    std::vector<onnx::AttributeProto> attrs14;
+    attrs14.push_back(gen::intAttribute("start", 1));
+    attrs14.push_back(gen::intAttribute("end", 2));
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs17;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs24;
+    std::optional<onnx::AttributeProto> a24_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+    if (!a24_0) return false;
+    attrs24.push_back(std::move(*a24_0));
+    std::vector<onnx::AttributeProto> attrs18;
+    attrs18.push_back(gen::intsAttribute("axes", {0}));
+    std::vector<onnx::AttributeProto> attrs19;
+    std::vector<onnx::AttributeProto> attrs20;
+    attrs20.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a20_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:281:60",
-        "rules/rotary.yaml:281:60");
-    if (!a16_1) return false;
-    attrs16.push_back(std::move(*a16_1));
+        "rules/rotary.yaml:284:46",
+        "rules/rotary.yaml:284:46");
+    if (!a20_1) return false;
+    attrs20.push_back(std::move(*a20_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
         "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
         "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
         "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
         "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
         "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:281:15)")) return false;
+        "rules/rotary.yaml:283:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5718,37 +4864,13 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
-    const ValueId v9 = slot(kSlotX);
-    const ValueId v14 = slot(kSlotP0);
-    const ValueId v23 = rw_.addInitializer(std::move(*t23), ruleName());
-    NodeSpec spec15;
-    spec15.op = op::kReshape;
-    spec15.inputs = {v14, v23};
-    spec15.attributes = std::move(attrs15);
-    spec15.created_by = ruleName();
-    const NodeId n15 = rw_.createNode(std::move(spec15));
-    const ValueId v15 = g_.node(n15).output(0);
-    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
-    const ValueId v4 = slot(kSlotPos);
-    NodeSpec spec5;
-    spec5.op = op::kReduceMax;
-    spec5.inputs = {v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    NodeSpec spec7;
-    spec7.op = op::kAdd;
-    spec7.inputs = {v5, v6};
-    spec7.attributes = std::move(attrs7);
-    spec7.created_by = ruleName();
-    const NodeId n7 = rw_.createNode(std::move(spec7));
-    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v7 = slot(kSlotX);
+    const ValueId v4 = slot(kSlotP0);
+    const ValueId v5 = slot(kSlotPe);
     const ValueId v25 = rw_.addInitializer(std::move(*t25), ruleName());
     NodeSpec spec26;
     spec26.op = op::kRange;
-    spec26.inputs = {v24, v7, v25};
+    spec26.inputs = {v4, v5, v25};
     spec26.attributes = std::move(attrs26);
     spec26.created_by = ruleName();
     const NodeId n26 = rw_.createNode(std::move(spec26));
@@ -5768,516 +4890,127 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const NodeId n28 = rw_.createNode(std::move(spec28));
     const ValueId v28 = g_.node(n28).output(0);
     const ValueId v29 = rw_.addInitializer(std::move(*t29), ruleName());
-    NodeSpec spec17;
-    spec17.op = op::kMul;
-    spec17.inputs = {v28, v29};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    NodeSpec spec18;
-    spec18.op = op::kCos;
-    spec18.inputs = {v17};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    const ValueId v10 = slot(kSlotFc);
-    NodeSpec spec19;
-    spec19.op = op::kMul;
-    spec19.inputs = {v18, v10};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    NodeSpec spec12;
-    spec12.op = op::kCast;
-    spec12.inputs = {v19};
-    spec12.attributes = std::move(attrs12);
-    spec12.created_by = ruleName();
-    const NodeId n12 = rw_.createNode(std::move(spec12));
-    const ValueId v12 = g_.node(n12).output(0);
-    NodeSpec spec20;
-    spec20.op = op::kSin;
-    spec20.inputs = {v17};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    const ValueId v11 = slot(kSlotFs);
     NodeSpec spec21;
     spec21.op = op::kMul;
-    spec21.inputs = {v20, v11};
+    spec21.inputs = {v28, v29};
     spec21.attributes = std::move(attrs21);
     spec21.created_by = ruleName();
     const NodeId n21 = rw_.createNode(std::move(spec21));
     const ValueId v21 = g_.node(n21).output(0);
     NodeSpec spec22;
-    spec22.op = op::kCast;
+    spec22.op = op::kCos;
     spec22.inputs = {v21};
     spec22.attributes = std::move(attrs22);
     spec22.created_by = ruleName();
     const NodeId n22 = rw_.createNode(std::move(spec22));
     const ValueId v22 = g_.node(n22).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v22};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
     NodeSpec spec16;
-    spec16.op = op::kComMicrosoftRotaryEmbedding;
-    spec16.inputs = {v9, v15, v12, v22};
+    spec16.op = op::kUnsqueeze;
+    spec16.inputs = {v10};
     spec16.attributes = std::move(attrs16);
     spec16.created_by = ruleName();
     const NodeId n16 = rw_.createNode(std::move(spec16));
     const ValueId v16 = g_.node(n16).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v16}});
-  }
-
-  /// Variant 7 (when opset in [23, -] @scaled), rules/rotary.yaml:278:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = RotaryEmbedding(x, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite7() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:280:53", "x")) return false;
-    std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t23) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:279:29", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    attrs5.push_back(gen::intAttribute("keepdims", 0));
-    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t6) return false;
-    std::vector<onnx::AttributeProto> attrs7;
-    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t24) return false;
-    std::vector<onnx::AttributeProto> attrs25;
-    std::vector<onnx::AttributeProto> attrs26;
-    attrs26.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs27;
-    attrs27.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t28 = helperTensor(
-        gen::tensorHelper("rotary_inv_freq_row"),
-        {kSlotInvFreq},
-        {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:170:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!t28) return false;
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs18;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:280:56", "fc")) return false;
-    std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a12_0) return false;
-    attrs12.push_back(std::move(*a12_0));
-    std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:280:60", "fs")) return false;
-    std::vector<onnx::AttributeProto> attrs21;
-    std::vector<onnx::AttributeProto> attrs22;
-    std::optional<onnx::AttributeProto> a22_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a22_0) return false;
-    attrs22.push_back(std::move(*a22_0));
-    std::vector<onnx::AttributeProto> attrs16;
-    attrs16.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a16_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:281:60",
-        "rules/rotary.yaml:281:60");
-    if (!a16_1) return false;
-    attrs16.push_back(std::move(*a16_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotCt,
-        To::kRef,
-        kSlotCt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSt,
-        To::kRef,
-        kSlotSt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:281:15)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v9 = slot(kSlotX);
-    const ValueId v23 = rw_.addInitializer(std::move(*t23), ruleName());
-    const ValueId v4 = slot(kSlotPos);
-    NodeSpec spec5;
-    spec5.op = op::kReduceMax;
-    spec5.inputs = {v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    NodeSpec spec7;
-    spec7.op = op::kAdd;
-    spec7.inputs = {v5, v6};
-    spec7.attributes = std::move(attrs7);
-    spec7.created_by = ruleName();
-    const NodeId n7 = rw_.createNode(std::move(spec7));
-    const ValueId v7 = g_.node(n7).output(0);
-    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
-    NodeSpec spec25;
-    spec25.op = op::kRange;
-    spec25.inputs = {v23, v7, v24};
-    spec25.attributes = std::move(attrs25);
-    spec25.created_by = ruleName();
-    const NodeId n25 = rw_.createNode(std::move(spec25));
-    const ValueId v25 = g_.node(n25).output(0);
-    NodeSpec spec26;
-    spec26.op = op::kUnsqueeze;
-    spec26.inputs = {v25};
-    spec26.attributes = std::move(attrs26);
-    spec26.created_by = ruleName();
-    const NodeId n26 = rw_.createNode(std::move(spec26));
-    const ValueId v26 = g_.node(n26).output(0);
-    NodeSpec spec27;
-    spec27.op = op::kCast;
-    spec27.inputs = {v26};
-    spec27.attributes = std::move(attrs27);
-    spec27.created_by = ruleName();
-    const NodeId n27 = rw_.createNode(std::move(spec27));
-    const ValueId v27 = g_.node(n27).output(0);
-    const ValueId v28 = rw_.addInitializer(std::move(*t28), ruleName());
-    NodeSpec spec17;
-    spec17.op = op::kMul;
-    spec17.inputs = {v27, v28};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    NodeSpec spec18;
-    spec18.op = op::kCos;
-    spec18.inputs = {v17};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    const ValueId v10 = slot(kSlotFc);
-    NodeSpec spec19;
-    spec19.op = op::kMul;
-    spec19.inputs = {v18, v10};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
     NodeSpec spec12;
-    spec12.op = op::kCast;
-    spec12.inputs = {v19};
+    spec12.op = op::kShape;
+    spec12.inputs = {v7};
     spec12.attributes = std::move(attrs12);
     spec12.created_by = ruleName();
     const NodeId n12 = rw_.createNode(std::move(spec12));
     const ValueId v12 = g_.node(n12).output(0);
-    NodeSpec spec20;
-    spec20.op = op::kSin;
-    spec20.inputs = {v17};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    const ValueId v11 = slot(kSlotFs);
-    NodeSpec spec21;
-    spec21.op = op::kMul;
-    spec21.inputs = {v20, v11};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    NodeSpec spec22;
-    spec22.op = op::kCast;
-    spec22.inputs = {v21};
-    spec22.attributes = std::move(attrs22);
-    spec22.created_by = ruleName();
-    const NodeId n22 = rw_.createNode(std::move(spec22));
-    const ValueId v22 = g_.node(n22).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kRotaryEmbedding;
-    spec16.inputs = {v9, v12, v22, v4};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v16}});
-  }
-
-  /// Variant 8 (when @scaled), rules/rotary.yaml:278:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite8() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:280:53", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:279:29", "pos")) return false;
-    std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t23) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    attrs5.push_back(gen::intAttribute("keepdims", 0));
-    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t6) return false;
-    std::vector<onnx::AttributeProto> attrs7;
-    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t24) return false;
-    std::vector<onnx::AttributeProto> attrs25;
-    std::vector<onnx::AttributeProto> attrs26;
-    attrs26.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs27;
-    attrs27.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t28 = helperTensor(
-        gen::tensorHelper("rotary_inv_freq_row"),
-        {kSlotInvFreq},
-        {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:170:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!t28) return false;
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs18;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:280:56", "fc")) return false;
-    std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:171:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a12_0) return false;
-    attrs12.push_back(std::move(*a12_0));
-    std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:280:60", "fs")) return false;
-    std::vector<onnx::AttributeProto> attrs21;
-    std::vector<onnx::AttributeProto> attrs22;
-    std::optional<onnx::AttributeProto> a22_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a22_0) return false;
-    attrs22.push_back(std::move(*a22_0));
-    std::vector<onnx::AttributeProto> attrs16;
-    attrs16.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a16_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:281:60",
-        "rules/rotary.yaml:281:60");
-    if (!a16_1) return false;
-    attrs16.push_back(std::move(*a16_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotCt,
-        To::kRef,
-        kSlotCt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotSt,
-        To::kRef,
-        kSlotSt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:281:15)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v9 = slot(kSlotX);
-    const ValueId v4 = slot(kSlotPos);
-    const ValueId v23 = rw_.addInitializer(std::move(*t23), ruleName());
-    NodeSpec spec5;
-    spec5.op = op::kReduceMax;
-    spec5.inputs = {v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    NodeSpec spec7;
-    spec7.op = op::kAdd;
-    spec7.inputs = {v5, v6};
-    spec7.attributes = std::move(attrs7);
-    spec7.created_by = ruleName();
-    const NodeId n7 = rw_.createNode(std::move(spec7));
-    const ValueId v7 = g_.node(n7).output(0);
-    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
-    NodeSpec spec25;
-    spec25.op = op::kRange;
-    spec25.inputs = {v23, v7, v24};
-    spec25.attributes = std::move(attrs25);
-    spec25.created_by = ruleName();
-    const NodeId n25 = rw_.createNode(std::move(spec25));
-    const ValueId v25 = g_.node(n25).output(0);
-    NodeSpec spec26;
-    spec26.op = op::kUnsqueeze;
-    spec26.inputs = {v25};
-    spec26.attributes = std::move(attrs26);
-    spec26.created_by = ruleName();
-    const NodeId n26 = rw_.createNode(std::move(spec26));
-    const ValueId v26 = g_.node(n26).output(0);
-    NodeSpec spec27;
-    spec27.op = op::kCast;
-    spec27.inputs = {v26};
-    spec27.attributes = std::move(attrs27);
-    spec27.created_by = ruleName();
-    const NodeId n27 = rw_.createNode(std::move(spec27));
-    const ValueId v27 = g_.node(n27).output(0);
-    const ValueId v28 = rw_.addInitializer(std::move(*t28), ruleName());
+    NodeSpec spec13;
+    spec13.op = op::kShape;
+    spec13.inputs = {v7};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec14;
+    spec14.op = op::kShape;
+    spec14.inputs = {v10};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kConcat;
+    spec15.inputs = {v12, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
     NodeSpec spec17;
-    spec17.op = op::kMul;
-    spec17.inputs = {v27, v28};
+    spec17.op = op::kExpand;
+    spec17.inputs = {v16, v15};
     spec17.attributes = std::move(attrs17);
     spec17.created_by = ruleName();
     const NodeId n17 = rw_.createNode(std::move(spec17));
     const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kSin;
+    spec23.inputs = {v21};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec24;
+    spec24.op = op::kCast;
+    spec24.inputs = {v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
     NodeSpec spec18;
-    spec18.op = op::kCos;
-    spec18.inputs = {v17};
+    spec18.op = op::kUnsqueeze;
+    spec18.inputs = {v24};
     spec18.attributes = std::move(attrs18);
     spec18.created_by = ruleName();
     const NodeId n18 = rw_.createNode(std::move(spec18));
     const ValueId v18 = g_.node(n18).output(0);
-    const ValueId v10 = slot(kSlotFc);
     NodeSpec spec19;
-    spec19.op = op::kMul;
-    spec19.inputs = {v18, v10};
+    spec19.op = op::kExpand;
+    spec19.inputs = {v18, v15};
     spec19.attributes = std::move(attrs19);
     spec19.created_by = ruleName();
     const NodeId n19 = rw_.createNode(std::move(spec19));
     const ValueId v19 = g_.node(n19).output(0);
-    NodeSpec spec12;
-    spec12.op = op::kCast;
-    spec12.inputs = {v19};
-    spec12.attributes = std::move(attrs12);
-    spec12.created_by = ruleName();
-    const NodeId n12 = rw_.createNode(std::move(spec12));
-    const ValueId v12 = g_.node(n12).output(0);
     NodeSpec spec20;
-    spec20.op = op::kSin;
-    spec20.inputs = {v17};
+    spec20.op = op::kRotaryEmbedding;
+    spec20.inputs = {v7, v17, v19};
     spec20.attributes = std::move(attrs20);
     spec20.created_by = ruleName();
     const NodeId n20 = rw_.createNode(std::move(spec20));
     const ValueId v20 = g_.node(n20).output(0);
-    const ValueId v11 = slot(kSlotFs);
-    NodeSpec spec21;
-    spec21.op = op::kMul;
-    spec21.inputs = {v20, v11};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    NodeSpec spec22;
-    spec22.op = op::kCast;
-    spec22.inputs = {v21};
-    spec22.attributes = std::move(attrs22);
-    spec22.created_by = ruleName();
-    const NodeId n22 = rw_.createNode(std::move(spec22));
-    const ValueId v22 = g_.node(n22).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kComMicrosoftRotaryEmbedding;
-    spec16.inputs = {v9, v4, v12, v22};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v16}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v20}});
   }
 
-  /// Variant 9 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:278:9:
+  /// Variant 2 (when opset in [-1, 22] @arange_positions @scaled), rules/rotary.yaml:285:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite9() {
+  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:280:53", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:281:47", "p0")) return false;
-    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
-    if (!t21) return false;
-    std::vector<onnx::AttributeProto> attrs15;
-    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:288:47", "p0")) return false;
+    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t22) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:279:29", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    attrs5.push_back(gen::intAttribute("keepdims", 0));
-    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t6) return false;
-    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t4) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t23) return false;
     std::vector<onnx::AttributeProto> attrs24;
@@ -6289,73 +5022,77 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:174:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
     if (!t27) return false;
-    std::vector<onnx::AttributeProto> attrs17;
-    std::vector<onnx::AttributeProto> attrs18;
-    std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a12_0) return false;
-    attrs12.push_back(std::move(*a12_0));
-    std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs20;
-    std::optional<onnx::AttributeProto> a20_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a20_0) return false;
-    attrs20.push_back(std::move(*a20_0));
     std::vector<onnx::AttributeProto> attrs16;
-    attrs16.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a16_1 = attrHelper(
+    std::vector<onnx::AttributeProto> attrs17;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:287:75", "fc")) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::optional<onnx::AttributeProto> a10_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a10_0) return false;
+    attrs10.push_back(std::move(*a10_0));
+    std::vector<onnx::AttributeProto> attrs19;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:287:79", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::AttributeProto> a21_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a21_0) return false;
+    attrs21.push_back(std::move(*a21_0));
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a15_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:281:60",
-        "rules/rotary.yaml:281:60");
-    if (!a16_1) return false;
-    attrs16.push_back(std::move(*a16_1));
+        "rules/rotary.yaml:288:60",
+        "rules/rotary.yaml:288:60");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:281:15)")) return false;
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6363,37 +5100,22 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
-    const ValueId v9 = slot(kSlotX);
-    const ValueId v14 = slot(kSlotP0);
-    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
-    NodeSpec spec15;
-    spec15.op = op::kReshape;
-    spec15.inputs = {v14, v21};
-    spec15.attributes = std::move(attrs15);
-    spec15.created_by = ruleName();
-    const NodeId n15 = rw_.createNode(std::move(spec15));
-    const ValueId v15 = g_.node(n15).output(0);
+    const ValueId v7 = slot(kSlotX);
+    const ValueId v13 = slot(kSlotP0);
     const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
-    const ValueId v4 = slot(kSlotPos);
-    NodeSpec spec5;
-    spec5.op = op::kReduceMax;
-    spec5.inputs = {v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    NodeSpec spec7;
-    spec7.op = op::kAdd;
-    spec7.inputs = {v5, v6};
-    spec7.attributes = std::move(attrs7);
-    spec7.created_by = ruleName();
-    const NodeId n7 = rw_.createNode(std::move(spec7));
-    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec14;
+    spec14.op = op::kReshape;
+    spec14.inputs = {v13, v22};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotPe);
     const ValueId v23 = rw_.addInitializer(std::move(*t23), ruleName());
     NodeSpec spec24;
     spec24.op = op::kRange;
-    spec24.inputs = {v22, v7, v23};
+    spec24.inputs = {v4, v5, v23};
     spec24.attributes = std::move(attrs24);
     spec24.created_by = ruleName();
     const NodeId n24 = rw_.createNode(std::move(spec24));
@@ -6413,67 +5135,1858 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const NodeId n26 = rw_.createNode(std::move(spec26));
     const ValueId v26 = g_.node(n26).output(0);
     const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
-    NodeSpec spec17;
-    spec17.op = op::kMul;
-    spec17.inputs = {v26, v27};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    NodeSpec spec18;
-    spec18.op = op::kCos;
-    spec18.inputs = {v17};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec12;
-    spec12.op = op::kCast;
-    spec12.inputs = {v18};
-    spec12.attributes = std::move(attrs12);
-    spec12.created_by = ruleName();
-    const NodeId n12 = rw_.createNode(std::move(spec12));
-    const ValueId v12 = g_.node(n12).output(0);
-    NodeSpec spec19;
-    spec19.op = op::kSin;
-    spec19.inputs = {v17};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    NodeSpec spec20;
-    spec20.op = op::kCast;
-    spec20.inputs = {v19};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
     NodeSpec spec16;
-    spec16.op = op::kComMicrosoftRotaryEmbedding;
-    spec16.inputs = {v9, v15, v12, v20};
+    spec16.op = op::kMul;
+    spec16.inputs = {v26, v27};
     spec16.attributes = std::move(attrs16);
     spec16.created_by = ruleName();
     const NodeId n16 = rw_.createNode(std::move(spec16));
     const ValueId v16 = g_.node(n16).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v16}});
+    NodeSpec spec17;
+    spec17.op = op::kCos;
+    spec17.inputs = {v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    const ValueId v8 = slot(kSlotFc);
+    NodeSpec spec18;
+    spec18.op = op::kMul;
+    spec18.inputs = {v17, v8};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v18};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kSin;
+    spec19.inputs = {v16};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    const ValueId v9 = slot(kSlotFs);
+    NodeSpec spec20;
+    spec20.op = op::kMul;
+    spec20.inputs = {v19, v9};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kCast;
+    spec21.inputs = {v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kComMicrosoftRotaryEmbedding;
+    spec15.inputs = {v7, v14, v10, v21};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
   }
 
-  /// Variant 10 (when opset in [23, -]), rules/rotary.yaml:278:9:
+  /// Variant 3 (when opset in [23, -] @arange_positions @scaled), rules/rotary.yaml:285:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = RotaryEmbedding(x, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t4) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t22) return false;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs24;
+    attrs24.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs25;
+    attrs25.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t26 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!t26) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::vector<onnx::AttributeProto> attrs17;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:287:75", "fc")) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::optional<onnx::AttributeProto> a10_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a10_0) return false;
+    attrs10.push_back(std::move(*a10_0));
+    std::vector<onnx::AttributeProto> attrs19;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:287:79", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::AttributeProto> a21_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a21_0) return false;
+    attrs21.push_back(std::move(*a21_0));
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:42", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a15_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:288:60",
+        "rules/rotary.yaml:288:60");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v7 = slot(kSlotX);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotPe);
+    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
+    NodeSpec spec23;
+    spec23.op = op::kRange;
+    spec23.inputs = {v4, v5, v22};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec24;
+    spec24.op = op::kUnsqueeze;
+    spec24.inputs = {v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    NodeSpec spec25;
+    spec25.op = op::kCast;
+    spec25.inputs = {v24};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kMul;
+    spec16.inputs = {v25, v26};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kCos;
+    spec17.inputs = {v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    const ValueId v8 = slot(kSlotFc);
+    NodeSpec spec18;
+    spec18.op = op::kMul;
+    spec18.inputs = {v17, v8};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v18};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kSin;
+    spec19.inputs = {v16};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    const ValueId v9 = slot(kSlotFs);
+    NodeSpec spec20;
+    spec20.op = op::kMul;
+    spec20.inputs = {v19, v9};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kCast;
+    spec21.inputs = {v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    const ValueId v12 = slot(kSlotPos);
+    NodeSpec spec15;
+    spec15.op = op::kRotaryEmbedding;
+    spec15.inputs = {v7, v10, v21, v12};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
+  }
+
+  /// Variant 4 (when @arange_positions @scaled), rules/rotary.yaml:285:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite4() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:42", "pos")) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t4) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t22) return false;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs24;
+    attrs24.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs25;
+    attrs25.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t26 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!t26) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::vector<onnx::AttributeProto> attrs17;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:287:75", "fc")) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::optional<onnx::AttributeProto> a10_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a10_0) return false;
+    attrs10.push_back(std::move(*a10_0));
+    std::vector<onnx::AttributeProto> attrs19;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:287:79", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::AttributeProto> a21_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a21_0) return false;
+    attrs21.push_back(std::move(*a21_0));
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a15_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:288:60",
+        "rules/rotary.yaml:288:60");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v7 = slot(kSlotX);
+    const ValueId v12 = slot(kSlotPos);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotPe);
+    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
+    NodeSpec spec23;
+    spec23.op = op::kRange;
+    spec23.inputs = {v4, v5, v22};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec24;
+    spec24.op = op::kUnsqueeze;
+    spec24.inputs = {v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    NodeSpec spec25;
+    spec25.op = op::kCast;
+    spec25.inputs = {v24};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kMul;
+    spec16.inputs = {v25, v26};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kCos;
+    spec17.inputs = {v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    const ValueId v8 = slot(kSlotFc);
+    NodeSpec spec18;
+    spec18.op = op::kMul;
+    spec18.inputs = {v17, v8};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v18};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kSin;
+    spec19.inputs = {v16};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    const ValueId v9 = slot(kSlotFs);
+    NodeSpec spec20;
+    spec20.op = op::kMul;
+    spec20.inputs = {v19, v9};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kCast;
+    spec21.inputs = {v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kComMicrosoftRotaryEmbedding;
+    spec15.inputs = {v7, v12, v10, v21};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
+  }
+
+  /// Variant 5 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:285:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite5() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:288:47", "p0")) return false;
+    std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t20) return false;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t4) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t21) return false;
+    std::vector<onnx::AttributeProto> attrs22;
+    std::vector<onnx::AttributeProto> attrs23;
+    attrs23.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs24;
+    attrs24.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t25 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!t25) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::vector<onnx::AttributeProto> attrs17;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::optional<onnx::AttributeProto> a10_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a10_0) return false;
+    attrs10.push_back(std::move(*a10_0));
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    std::optional<onnx::AttributeProto> a19_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a19_0) return false;
+    attrs19.push_back(std::move(*a19_0));
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a15_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:288:60",
+        "rules/rotary.yaml:288:60");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v7 = slot(kSlotX);
+    const ValueId v13 = slot(kSlotP0);
+    const ValueId v20 = rw_.addInitializer(std::move(*t20), ruleName());
+    NodeSpec spec14;
+    spec14.op = op::kReshape;
+    spec14.inputs = {v13, v20};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotPe);
+    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
+    NodeSpec spec22;
+    spec22.op = op::kRange;
+    spec22.inputs = {v4, v5, v21};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kUnsqueeze;
+    spec23.inputs = {v22};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec24;
+    spec24.op = op::kCast;
+    spec24.inputs = {v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    const ValueId v25 = rw_.addInitializer(std::move(*t25), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kMul;
+    spec16.inputs = {v24, v25};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kCos;
+    spec17.inputs = {v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v17};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kSin;
+    spec18.inputs = {v16};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kCast;
+    spec19.inputs = {v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kComMicrosoftRotaryEmbedding;
+    spec15.inputs = {v7, v14, v10, v19};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
+  }
+
+  /// Variant 6 (when opset in [23, -] @arange_positions), rules/rotary.yaml:285:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = RotaryEmbedding(x, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite6() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t4) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t20) return false;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::vector<onnx::AttributeProto> attrs22;
+    attrs22.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs23;
+    attrs23.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t24 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!t24) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::vector<onnx::AttributeProto> attrs17;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::optional<onnx::AttributeProto> a10_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a10_0) return false;
+    attrs10.push_back(std::move(*a10_0));
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    std::optional<onnx::AttributeProto> a19_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a19_0) return false;
+    attrs19.push_back(std::move(*a19_0));
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:42", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a15_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:288:60",
+        "rules/rotary.yaml:288:60");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v7 = slot(kSlotX);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotPe);
+    const ValueId v20 = rw_.addInitializer(std::move(*t20), ruleName());
+    NodeSpec spec21;
+    spec21.op = op::kRange;
+    spec21.inputs = {v4, v5, v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    NodeSpec spec22;
+    spec22.op = op::kUnsqueeze;
+    spec22.inputs = {v21};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kCast;
+    spec23.inputs = {v22};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kMul;
+    spec16.inputs = {v23, v24};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kCos;
+    spec17.inputs = {v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v17};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kSin;
+    spec18.inputs = {v16};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kCast;
+    spec19.inputs = {v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    const ValueId v12 = slot(kSlotPos);
+    NodeSpec spec15;
+    spec15.op = op::kRotaryEmbedding;
+    spec15.inputs = {v7, v10, v19, v12};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
+  }
+
+  /// Variant 7 (when @arange_positions), rules/rotary.yaml:285:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite7() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:42", "pos")) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t4) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t20) return false;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::vector<onnx::AttributeProto> attrs22;
+    attrs22.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs23;
+    attrs23.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t24 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!t24) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::vector<onnx::AttributeProto> attrs17;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::optional<onnx::AttributeProto> a10_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a10_0) return false;
+    attrs10.push_back(std::move(*a10_0));
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    std::optional<onnx::AttributeProto> a19_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+    if (!a19_0) return false;
+    attrs19.push_back(std::move(*a19_0));
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a15_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:288:60",
+        "rules/rotary.yaml:288:60");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:285:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v7 = slot(kSlotX);
+    const ValueId v12 = slot(kSlotPos);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotPe);
+    const ValueId v20 = rw_.addInitializer(std::move(*t20), ruleName());
+    NodeSpec spec21;
+    spec21.op = op::kRange;
+    spec21.inputs = {v4, v5, v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    NodeSpec spec22;
+    spec22.op = op::kUnsqueeze;
+    spec22.inputs = {v21};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kCast;
+    spec23.inputs = {v22};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kMul;
+    spec16.inputs = {v23, v24};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kCos;
+    spec17.inputs = {v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v17};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kSin;
+    spec18.inputs = {v16};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kCast;
+    spec19.inputs = {v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kComMicrosoftRotaryEmbedding;
+    spec15.inputs = {v7, v12, v10, v19};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
+  }
+
+  /// Variant 8 (when opset in [-1, 22] @scaled @arange_positions), rules/rotary.yaml:289:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite8() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:292:47", "p0")) return false;
+    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t24) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t8) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("keepdims", 0));
+    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t6) return false;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t25) return false;
+    std::vector<onnx::AttributeProto> attrs26;
+    std::vector<onnx::AttributeProto> attrs27;
+    attrs27.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs28;
+    attrs28.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t29 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!t29) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:291:74", "fc")) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a13_0) return false;
+    attrs13.push_back(std::move(*a13_0));
+    std::vector<onnx::AttributeProto> attrs21;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:291:78", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs22;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::optional<onnx::AttributeProto> a23_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a23_0) return false;
+    attrs23.push_back(std::move(*a23_0));
+    std::vector<onnx::AttributeProto> attrs17;
+    attrs17.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:292:60",
+        "rules/rotary.yaml:292:60");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v10 = slot(kSlotX);
+    const ValueId v15 = slot(kSlotP0);
+    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kReshape;
+    spec16.inputs = {v15, v24};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v4 = slot(kSlotPos);
+    NodeSpec spec5;
+    spec5.op = op::kReduceMax;
+    spec5.inputs = {v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    NodeSpec spec7;
+    spec7.op = op::kAdd;
+    spec7.inputs = {v5, v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v25 = rw_.addInitializer(std::move(*t25), ruleName());
+    NodeSpec spec26;
+    spec26.op = op::kRange;
+    spec26.inputs = {v8, v7, v25};
+    spec26.attributes = std::move(attrs26);
+    spec26.created_by = ruleName();
+    const NodeId n26 = rw_.createNode(std::move(spec26));
+    const ValueId v26 = g_.node(n26).output(0);
+    NodeSpec spec27;
+    spec27.op = op::kUnsqueeze;
+    spec27.inputs = {v26};
+    spec27.attributes = std::move(attrs27);
+    spec27.created_by = ruleName();
+    const NodeId n27 = rw_.createNode(std::move(spec27));
+    const ValueId v27 = g_.node(n27).output(0);
+    NodeSpec spec28;
+    spec28.op = op::kCast;
+    spec28.inputs = {v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    const ValueId v29 = rw_.addInitializer(std::move(*t29), ruleName());
+    NodeSpec spec18;
+    spec18.op = op::kMul;
+    spec18.inputs = {v28, v29};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kCos;
+    spec19.inputs = {v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    const ValueId v11 = slot(kSlotFc);
+    NodeSpec spec20;
+    spec20.op = op::kMul;
+    spec20.inputs = {v19, v11};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    NodeSpec spec13;
+    spec13.op = op::kCast;
+    spec13.inputs = {v20};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kSin;
+    spec21.inputs = {v18};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    const ValueId v12 = slot(kSlotFs);
+    NodeSpec spec22;
+    spec22.op = op::kMul;
+    spec22.inputs = {v21, v12};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kCast;
+    spec23.inputs = {v22};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kComMicrosoftRotaryEmbedding;
+    spec17.inputs = {v10, v16, v13, v23};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
+  }
+
+  /// Variant 9 (when opset in [23, -] @scaled), rules/rotary.yaml:289:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = RotaryEmbedding(x, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite9() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t8) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("keepdims", 0));
+    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t6) return false;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t24) return false;
+    std::vector<onnx::AttributeProto> attrs25;
+    std::vector<onnx::AttributeProto> attrs26;
+    attrs26.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs27;
+    attrs27.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t28 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!t28) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:291:74", "fc")) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a13_0) return false;
+    attrs13.push_back(std::move(*a13_0));
+    std::vector<onnx::AttributeProto> attrs21;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:291:78", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs22;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::optional<onnx::AttributeProto> a23_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a23_0) return false;
+    attrs23.push_back(std::move(*a23_0));
+    std::vector<onnx::AttributeProto> attrs17;
+    attrs17.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:292:60",
+        "rules/rotary.yaml:292:60");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v10 = slot(kSlotX);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v4 = slot(kSlotPos);
+    NodeSpec spec5;
+    spec5.op = op::kReduceMax;
+    spec5.inputs = {v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    NodeSpec spec7;
+    spec7.op = op::kAdd;
+    spec7.inputs = {v5, v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
+    NodeSpec spec25;
+    spec25.op = op::kRange;
+    spec25.inputs = {v8, v7, v24};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    NodeSpec spec26;
+    spec26.op = op::kUnsqueeze;
+    spec26.inputs = {v25};
+    spec26.attributes = std::move(attrs26);
+    spec26.created_by = ruleName();
+    const NodeId n26 = rw_.createNode(std::move(spec26));
+    const ValueId v26 = g_.node(n26).output(0);
+    NodeSpec spec27;
+    spec27.op = op::kCast;
+    spec27.inputs = {v26};
+    spec27.attributes = std::move(attrs27);
+    spec27.created_by = ruleName();
+    const NodeId n27 = rw_.createNode(std::move(spec27));
+    const ValueId v27 = g_.node(n27).output(0);
+    const ValueId v28 = rw_.addInitializer(std::move(*t28), ruleName());
+    NodeSpec spec18;
+    spec18.op = op::kMul;
+    spec18.inputs = {v27, v28};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kCos;
+    spec19.inputs = {v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    const ValueId v11 = slot(kSlotFc);
+    NodeSpec spec20;
+    spec20.op = op::kMul;
+    spec20.inputs = {v19, v11};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    NodeSpec spec13;
+    spec13.op = op::kCast;
+    spec13.inputs = {v20};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kSin;
+    spec21.inputs = {v18};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    const ValueId v12 = slot(kSlotFs);
+    NodeSpec spec22;
+    spec22.op = op::kMul;
+    spec22.inputs = {v21, v12};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kCast;
+    spec23.inputs = {v22};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kRotaryEmbedding;
+    spec17.inputs = {v10, v13, v23, v4};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
+  }
+
+  /// Variant 10 (when @scaled), rules/rotary.yaml:289:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite10() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t8) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("keepdims", 0));
+    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t6) return false;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t24) return false;
+    std::vector<onnx::AttributeProto> attrs25;
+    std::vector<onnx::AttributeProto> attrs26;
+    attrs26.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs27;
+    attrs27.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t28 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!t28) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:291:74", "fc")) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a13_0) return false;
+    attrs13.push_back(std::move(*a13_0));
+    std::vector<onnx::AttributeProto> attrs21;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:291:78", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs22;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::optional<onnx::AttributeProto> a23_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a23_0) return false;
+    attrs23.push_back(std::move(*a23_0));
+    std::vector<onnx::AttributeProto> attrs17;
+    attrs17.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:292:60",
+        "rules/rotary.yaml:292:60");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v10 = slot(kSlotX);
+    const ValueId v4 = slot(kSlotPos);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kReduceMax;
+    spec5.inputs = {v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    NodeSpec spec7;
+    spec7.op = op::kAdd;
+    spec7.inputs = {v5, v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
+    NodeSpec spec25;
+    spec25.op = op::kRange;
+    spec25.inputs = {v8, v7, v24};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    NodeSpec spec26;
+    spec26.op = op::kUnsqueeze;
+    spec26.inputs = {v25};
+    spec26.attributes = std::move(attrs26);
+    spec26.created_by = ruleName();
+    const NodeId n26 = rw_.createNode(std::move(spec26));
+    const ValueId v26 = g_.node(n26).output(0);
+    NodeSpec spec27;
+    spec27.op = op::kCast;
+    spec27.inputs = {v26};
+    spec27.attributes = std::move(attrs27);
+    spec27.created_by = ruleName();
+    const NodeId n27 = rw_.createNode(std::move(spec27));
+    const ValueId v27 = g_.node(n27).output(0);
+    const ValueId v28 = rw_.addInitializer(std::move(*t28), ruleName());
+    NodeSpec spec18;
+    spec18.op = op::kMul;
+    spec18.inputs = {v27, v28};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kCos;
+    spec19.inputs = {v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    const ValueId v11 = slot(kSlotFc);
+    NodeSpec spec20;
+    spec20.op = op::kMul;
+    spec20.inputs = {v19, v11};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    NodeSpec spec13;
+    spec13.op = op::kCast;
+    spec13.inputs = {v20};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kSin;
+    spec21.inputs = {v18};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    const ValueId v12 = slot(kSlotFs);
+    NodeSpec spec22;
+    spec22.op = op::kMul;
+    spec22.inputs = {v21, v12};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kCast;
+    spec23.inputs = {v22};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kComMicrosoftRotaryEmbedding;
+    spec17.inputs = {v10, v4, v13, v23};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
+  }
+
+  /// Variant 11 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:289:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite11() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:292:47", "p0")) return false;
+    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t22) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t8) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("keepdims", 0));
+    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t6) return false;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t23) return false;
+    std::vector<onnx::AttributeProto> attrs24;
+    std::vector<onnx::AttributeProto> attrs25;
+    attrs25.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs26;
+    attrs26.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t27 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!t27) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a13_0) return false;
+    attrs13.push_back(std::move(*a13_0));
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::AttributeProto> a21_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a21_0) return false;
+    attrs21.push_back(std::move(*a21_0));
+    std::vector<onnx::AttributeProto> attrs17;
+    attrs17.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:292:60",
+        "rules/rotary.yaml:292:60");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v10 = slot(kSlotX);
+    const ValueId v15 = slot(kSlotP0);
+    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kReshape;
+    spec16.inputs = {v15, v22};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v4 = slot(kSlotPos);
+    NodeSpec spec5;
+    spec5.op = op::kReduceMax;
+    spec5.inputs = {v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    NodeSpec spec7;
+    spec7.op = op::kAdd;
+    spec7.inputs = {v5, v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v23 = rw_.addInitializer(std::move(*t23), ruleName());
+    NodeSpec spec24;
+    spec24.op = op::kRange;
+    spec24.inputs = {v8, v7, v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    NodeSpec spec25;
+    spec25.op = op::kUnsqueeze;
+    spec25.inputs = {v24};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    NodeSpec spec26;
+    spec26.op = op::kCast;
+    spec26.inputs = {v25};
+    spec26.attributes = std::move(attrs26);
+    spec26.created_by = ruleName();
+    const NodeId n26 = rw_.createNode(std::move(spec26));
+    const ValueId v26 = g_.node(n26).output(0);
+    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
+    NodeSpec spec18;
+    spec18.op = op::kMul;
+    spec18.inputs = {v26, v27};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kCos;
+    spec19.inputs = {v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    NodeSpec spec13;
+    spec13.op = op::kCast;
+    spec13.inputs = {v19};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec20;
+    spec20.op = op::kSin;
+    spec20.inputs = {v18};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kCast;
+    spec21.inputs = {v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kComMicrosoftRotaryEmbedding;
+    spec17.inputs = {v10, v16, v13, v21};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
+  }
+
+  /// Variant 12 (when opset in [23, -]), rules/rotary.yaml:289:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
   ///   y = RotaryEmbedding(x, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite10() {
+  bool rewrite12() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:280:53", "x")) return false;
-    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t21) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:279:29", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t8) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     attrs5.push_back(gen::intAttribute("keepdims", 0));
     std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
@@ -6490,73 +7003,73 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:174:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
     if (!t26) return false;
-    std::vector<onnx::AttributeProto> attrs17;
     std::vector<onnx::AttributeProto> attrs18;
-    std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a12_0) return false;
-    attrs12.push_back(std::move(*a12_0));
     std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs20;
-    std::optional<onnx::AttributeProto> a20_0 = attrHelper(
+    std::vector<onnx::AttributeProto> attrs13;
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a20_0) return false;
-    attrs20.push_back(std::move(*a20_0));
-    std::vector<onnx::AttributeProto> attrs16;
-    attrs16.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a16_1 = attrHelper(
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a13_0) return false;
+    attrs13.push_back(std::move(*a13_0));
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::AttributeProto> a21_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a21_0) return false;
+    attrs21.push_back(std::move(*a21_0));
+    std::vector<onnx::AttributeProto> attrs17;
+    attrs17.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:281:60",
-        "rules/rotary.yaml:281:60");
-    if (!a16_1) return false;
-    attrs16.push_back(std::move(*a16_1));
+        "rules/rotary.yaml:292:60",
+        "rules/rotary.yaml:292:60");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:281:15)")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6564,8 +7077,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
-    const ValueId v9 = slot(kSlotX);
-    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
+    const ValueId v10 = slot(kSlotX);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
     const ValueId v4 = slot(kSlotPos);
     NodeSpec spec5;
     spec5.op = op::kReduceMax;
@@ -6585,7 +7098,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
     NodeSpec spec23;
     spec23.op = op::kRange;
-    spec23.inputs = {v21, v7, v22};
+    spec23.inputs = {v8, v7, v22};
     spec23.attributes = std::move(attrs23);
     spec23.created_by = ruleName();
     const NodeId n23 = rw_.createNode(std::move(spec23));
@@ -6605,67 +7118,67 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const NodeId n25 = rw_.createNode(std::move(spec25));
     const ValueId v25 = g_.node(n25).output(0);
     const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
-    NodeSpec spec17;
-    spec17.op = op::kMul;
-    spec17.inputs = {v25, v26};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
     NodeSpec spec18;
-    spec18.op = op::kCos;
-    spec18.inputs = {v17};
+    spec18.op = op::kMul;
+    spec18.inputs = {v25, v26};
     spec18.attributes = std::move(attrs18);
     spec18.created_by = ruleName();
     const NodeId n18 = rw_.createNode(std::move(spec18));
     const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec12;
-    spec12.op = op::kCast;
-    spec12.inputs = {v18};
-    spec12.attributes = std::move(attrs12);
-    spec12.created_by = ruleName();
-    const NodeId n12 = rw_.createNode(std::move(spec12));
-    const ValueId v12 = g_.node(n12).output(0);
     NodeSpec spec19;
-    spec19.op = op::kSin;
-    spec19.inputs = {v17};
+    spec19.op = op::kCos;
+    spec19.inputs = {v18};
     spec19.attributes = std::move(attrs19);
     spec19.created_by = ruleName();
     const NodeId n19 = rw_.createNode(std::move(spec19));
     const ValueId v19 = g_.node(n19).output(0);
+    NodeSpec spec13;
+    spec13.op = op::kCast;
+    spec13.inputs = {v19};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
     NodeSpec spec20;
-    spec20.op = op::kCast;
-    spec20.inputs = {v19};
+    spec20.op = op::kSin;
+    spec20.inputs = {v18};
     spec20.attributes = std::move(attrs20);
     spec20.created_by = ruleName();
     const NodeId n20 = rw_.createNode(std::move(spec20));
     const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kRotaryEmbedding;
-    spec16.inputs = {v9, v12, v20, v4};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v16}});
+    NodeSpec spec21;
+    spec21.op = op::kCast;
+    spec21.inputs = {v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kRotaryEmbedding;
+    spec17.inputs = {v10, v13, v21, v4};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
   }
 
-  /// Variant 11, rules/rotary.yaml:278:9:
+  /// Variant 13, rules/rotary.yaml:289:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
   ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite11() {
+  bool rewrite13() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:272:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:272:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:280:53", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:279:29", "pos")) return false;
-    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t21) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t8) return false;
     std::vector<onnx::AttributeProto> attrs5;
     attrs5.push_back(gen::intAttribute("keepdims", 0));
     std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
@@ -6682,73 +7195,73 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:182:18 (in rope_angles at rules/rotary.yaml:174:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
     if (!t26) return false;
-    std::vector<onnx::AttributeProto> attrs17;
     std::vector<onnx::AttributeProto> attrs18;
-    std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:175:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a12_0) return false;
-    attrs12.push_back(std::move(*a12_0));
     std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs20;
-    std::optional<onnx::AttributeProto> a20_0 = attrHelper(
+    std::vector<onnx::AttributeProto> attrs13;
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
-    if (!a20_0) return false;
-    attrs20.push_back(std::move(*a20_0));
-    std::vector<onnx::AttributeProto> attrs16;
-    attrs16.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a16_1 = attrHelper(
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a13_0) return false;
+    attrs13.push_back(std::move(*a13_0));
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::AttributeProto> a21_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
+    if (!a21_0) return false;
+    attrs21.push_back(std::move(*a21_0));
+    std::vector<onnx::AttributeProto> attrs17;
+    attrs17.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:281:60",
-        "rules/rotary.yaml:281:60");
-    if (!a16_1) return false;
-    attrs16.push_back(std::move(*a16_1));
+        "rules/rotary.yaml:292:60",
+        "rules/rotary.yaml:292:60");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:272:11")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:276:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:281:15)")) return false;
+        "rules/rotary.yaml:289:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6756,9 +7269,9 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
-    const ValueId v9 = slot(kSlotX);
+    const ValueId v10 = slot(kSlotX);
     const ValueId v4 = slot(kSlotPos);
-    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
     NodeSpec spec5;
     spec5.op = op::kReduceMax;
     spec5.inputs = {v4};
@@ -6777,7 +7290,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
     NodeSpec spec23;
     spec23.op = op::kRange;
-    spec23.inputs = {v21, v7, v22};
+    spec23.inputs = {v8, v7, v22};
     spec23.attributes = std::move(attrs23);
     spec23.created_by = ruleName();
     const NodeId n23 = rw_.createNode(std::move(spec23));
@@ -6797,49 +7310,49 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const NodeId n25 = rw_.createNode(std::move(spec25));
     const ValueId v25 = g_.node(n25).output(0);
     const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
-    NodeSpec spec17;
-    spec17.op = op::kMul;
-    spec17.inputs = {v25, v26};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
     NodeSpec spec18;
-    spec18.op = op::kCos;
-    spec18.inputs = {v17};
+    spec18.op = op::kMul;
+    spec18.inputs = {v25, v26};
     spec18.attributes = std::move(attrs18);
     spec18.created_by = ruleName();
     const NodeId n18 = rw_.createNode(std::move(spec18));
     const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec12;
-    spec12.op = op::kCast;
-    spec12.inputs = {v18};
-    spec12.attributes = std::move(attrs12);
-    spec12.created_by = ruleName();
-    const NodeId n12 = rw_.createNode(std::move(spec12));
-    const ValueId v12 = g_.node(n12).output(0);
     NodeSpec spec19;
-    spec19.op = op::kSin;
-    spec19.inputs = {v17};
+    spec19.op = op::kCos;
+    spec19.inputs = {v18};
     spec19.attributes = std::move(attrs19);
     spec19.created_by = ruleName();
     const NodeId n19 = rw_.createNode(std::move(spec19));
     const ValueId v19 = g_.node(n19).output(0);
+    NodeSpec spec13;
+    spec13.op = op::kCast;
+    spec13.inputs = {v19};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
     NodeSpec spec20;
-    spec20.op = op::kCast;
-    spec20.inputs = {v19};
+    spec20.op = op::kSin;
+    spec20.inputs = {v18};
     spec20.attributes = std::move(attrs20);
     spec20.created_by = ruleName();
     const NodeId n20 = rw_.createNode(std::move(spec20));
     const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec16;
-    spec16.op = op::kComMicrosoftRotaryEmbedding;
-    spec16.inputs = {v9, v4, v12, v20};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v16}});
+    NodeSpec spec21;
+    spec21.op = op::kCast;
+    spec21.inputs = {v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kComMicrosoftRotaryEmbedding;
+    spec17.inputs = {v10, v4, v13, v21};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
   }
 };
 
@@ -6852,8 +7365,8 @@ class RotaryEmbeddingComputedRuntimeRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:266:5",
-            {op::kCast, op::kReshape, op::kComMicrosoftRotaryEmbedding, op::kMul, op::kCos, op::kSin, op::kRange, op::kUnsqueeze, op::kRotaryEmbedding, op::kReduceMax, op::kAdd}}),
+            "rules/rotary.yaml:270:5",
+            {op::kCast, op::kShape, op::kConcat, op::kUnsqueeze, op::kExpand, op::kRotaryEmbedding, op::kMul, op::kCos, op::kSin, op::kRange, op::kReshape, op::kComMicrosoftRotaryEmbedding, op::kReduceMax, op::kAdd}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -6874,7 +7387,7 @@ class RotaryEmbeddingComputedRuntimeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:293
+// Generated from: rules/rotary.yaml:304
 // rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H] with repeat_interleave'd caches.
 //===----------------------------------------------------------------------===//
 
@@ -6882,7 +7395,7 @@ class RotaryEmbeddingComputedRuntimeRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved",
-    "rules/rotary.yaml:293:5",
+    "rules/rotary.yaml:304:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -6894,157 +7407,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:297:30", 0},
+      {"cos_cache", "rules/rotary.yaml:308:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:297:41", 1},
+      {"pos", "rules/rotary.yaml:308:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:297:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:297:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:308:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:308:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:297:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:297:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:308:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:308:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:298:30", 3},
+      {"sin_cache", "rules/rotary.yaml:309:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:298:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:298:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:309:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:309:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:298:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:298:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:309:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:309:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:299:21", 5},
+      {"x", "rules/rotary.yaml:310:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:299:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:310:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:299:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:310:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:299:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:310:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:299:13", 7, 2},
+      {"Add", "rules/rotary.yaml:310:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:310:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:310:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:299:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:310:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:310:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:310:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:299:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:310:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:299:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:310:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:299:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:299:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:299:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:310:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:299:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:299:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:299:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:299:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:299:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:299:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:310:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:299:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:310:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:310:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:299:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:310:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:301:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:312:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:302:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:313:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/rotary.yaml:302:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:313:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:299:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:310:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:299:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:310:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:299:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:310:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:299:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:310:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:299:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:310:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:299:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:310:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:299:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:310:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:299:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:310:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:299:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:310:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -7152,7 +7665,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
   // matchConstant28, matchConcat29, matchShape30, matchConstant31, matchConcat32,
   // matchRotatePairs1Fc, matchRotatePairs1Fs.
 
-  /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))  (rules/rotary.yaml:299:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))  (rules/rotary.yaml:310:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -7168,28 +7681,28 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:304:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:315:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:303:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:303:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:305:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:314:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:314:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:316:18", "x")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:305:26");
+        "rules/rotary.yaml:316:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:306:18");
+        "rules/rotary.yaml:317:18");
     if (!t5) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:305:21", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:316:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 = attrHelper(
@@ -7197,8 +7710,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:307:18",
-        "rules/rotary.yaml:307:18");
+        "rules/rotary.yaml:318:18",
+        "rules/rotary.yaml:318:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -7206,20 +7719,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:304:5",
-        "rules/rotary.yaml:303:11")) return false;
+        "rules/rotary.yaml:315:5",
+        "rules/rotary.yaml:314:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:304:5",
-        "rules/rotary.yaml:303:11")) return false;
+        "rules/rotary.yaml:315:5",
+        "rules/rotary.yaml:314:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:304:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:305:11)")) return false;
+        "rules/rotary.yaml:315:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:316:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7239,27 +7752,27 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1, rules/rotary.yaml:304:5:
+  /// Variant 1, rules/rotary.yaml:315:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:303:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:303:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:305:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:305:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:314:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:314:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:316:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:316:21", "pos")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:305:26");
+        "rules/rotary.yaml:316:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:306:18");
+        "rules/rotary.yaml:317:18");
     if (!t5) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
@@ -7268,8 +7781,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:307:18",
-        "rules/rotary.yaml:307:18");
+        "rules/rotary.yaml:318:18",
+        "rules/rotary.yaml:318:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -7277,20 +7790,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:304:5",
-        "rules/rotary.yaml:303:11")) return false;
+        "rules/rotary.yaml:315:5",
+        "rules/rotary.yaml:314:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:304:5",
-        "rules/rotary.yaml:303:11")) return false;
+        "rules/rotary.yaml:315:5",
+        "rules/rotary.yaml:314:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:304:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:305:11)")) return false;
+        "rules/rotary.yaml:315:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:316:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7320,7 +7833,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:293:5",
+            "rules/rotary.yaml:304:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -7342,7 +7855,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:309
+// Generated from: rules/rotary.yaml:320
 // rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads (before the permute), as 3-D RotaryEmbedding.
 //===----------------------------------------------------------------------===//
 
@@ -7350,7 +7863,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved_bsnh",
-    "rules/rotary.yaml:309:5",
+    "rules/rotary.yaml:320:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -7362,157 +7875,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:313:30", 0},
+      {"cos_cache", "rules/rotary.yaml:324:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:313:41", 1},
+      {"pos", "rules/rotary.yaml:324:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:313:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:313:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:324:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:324:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:313:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:313:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:324:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:324:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:314:30", 3},
+      {"sin_cache", "rules/rotary.yaml:325:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:314:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:314:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:325:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:325:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:314:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:314:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:325:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:325:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:315:21", 5},
+      {"x", "rules/rotary.yaml:326:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:315:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:326:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:315:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:326:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:315:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:326:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:315:13", 7, 2},
+      {"Add", "rules/rotary.yaml:326:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:326:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:326:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:315:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:326:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:326:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:326:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:315:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:326:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:315:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:326:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:315:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:315:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:315:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:326:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:315:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:315:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:315:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:315:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:315:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:315:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:326:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:315:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:326:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:326:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:315:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:326:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:317:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:328:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:318:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:329:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:318:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:329:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:315:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:326:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:315:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:326:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:315:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:326:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:315:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:326:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:315:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:326:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:315:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:326:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:315:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:326:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:315:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:326:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:315:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:326:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -7620,7 +8133,7 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
   // matchConstant28, matchConcat29, matchShape30, matchConstant31, matchConcat32,
   // matchRotatePairs1Fc, matchRotatePairs1Fs.
 
-  /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))  (rules/rotary.yaml:315:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))  (rules/rotary.yaml:326:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -7636,15 +8149,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:320:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:331:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:319:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:319:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:321:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:330:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:330:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:332:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
@@ -7652,15 +8165,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:322:18");
+        "rules/rotary.yaml:333:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:323:18");
+        "rules/rotary.yaml:334:18");
     if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:321:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:332:57", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 = attrHelper(
@@ -7668,15 +8181,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:324:18",
-        "rules/rotary.yaml:324:18");
+        "rules/rotary.yaml:335:18",
+        "rules/rotary.yaml:335:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:325:22");
+        "rules/rotary.yaml:336:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -7684,20 +8197,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:320:5",
-        "rules/rotary.yaml:319:11")) return false;
+        "rules/rotary.yaml:331:5",
+        "rules/rotary.yaml:330:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:320:5",
-        "rules/rotary.yaml:319:11")) return false;
+        "rules/rotary.yaml:331:5",
+        "rules/rotary.yaml:330:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:320:5",
-        "rules/rotary.yaml:325:11")) return false;
+        "rules/rotary.yaml:331:5",
+        "rules/rotary.yaml:336:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7733,30 +8246,30 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 
-  /// Variant 1, rules/rotary.yaml:320:5:
+  /// Variant 1, rules/rotary.yaml:331:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:319:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:319:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:321:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:330:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:330:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:332:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:321:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:332:57", "pos")) return false;
     std::optional<onnx::TensorProto> t6 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:322:18");
+        "rules/rotary.yaml:333:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:323:18");
+        "rules/rotary.yaml:334:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
@@ -7765,15 +8278,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:324:18",
-        "rules/rotary.yaml:324:18");
+        "rules/rotary.yaml:335:18",
+        "rules/rotary.yaml:335:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:325:22");
+        "rules/rotary.yaml:336:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -7781,20 +8294,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:320:5",
-        "rules/rotary.yaml:319:11")) return false;
+        "rules/rotary.yaml:331:5",
+        "rules/rotary.yaml:330:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:320:5",
-        "rules/rotary.yaml:319:11")) return false;
+        "rules/rotary.yaml:331:5",
+        "rules/rotary.yaml:330:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:320:5",
-        "rules/rotary.yaml:325:11")) return false;
+        "rules/rotary.yaml:331:5",
+        "rules/rotary.yaml:336:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7840,7 +8353,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:309:5",
+            "rules/rotary.yaml:320:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -7862,7 +8375,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:333
+// Generated from: rules/rotary.yaml:344
 // rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the rest (Phi).
 //===----------------------------------------------------------------------===//
 
@@ -7870,7 +8383,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartial() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial",
-    "rules/rotary.yaml:333:5",
+    "rules/rotary.yaml:344:5",
     7,  // root expr
     // slots
     {"x", "s1", "p1", "p2", "xr", "xp", "r", "y", "d", "first_and_rest.1.a1", "d2",
@@ -7880,97 +8393,97 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:337:38", 0},
+      {"x", "rules/rotary.yaml:348:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:337:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:348:23)", 1, 4},
       // 2: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:338:16", 2, 1,
-       {{"axis", "rules/rotary.yaml:338:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"Split", "rules/rotary.yaml:349:16", 2, 1,
+       {{"axis", "rules/rotary.yaml:349:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 3, "p2"}}},
       // 3: p2
-      {"p2", "rules/rotary.yaml:339:32", 3},
+      {"p2", "rules/rotary.yaml:350:32", 3},
       // 4: s1 | p1
-      {"xr", "rules/rotary.yaml:339:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
+      {"xr", "rules/rotary.yaml:350:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
       // 5: s2 | p2
-      {"xp", "rules/rotary.yaml:339:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
+      {"xp", "rules/rotary.yaml:350:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
       // 6: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:340:26)", 6},
+      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:351:26)", 6},
       // 7: Concat(r, xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:341:12", 7, 2,
-       {{"axis", "rules/rotary.yaml:341:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:352:12", 7, 2,
+       {{"axis", "rules/rotary.yaml:352:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:337:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:348:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:337:23)", 8},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:348:23)", 8},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:337:23)", 9},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:348:23)", 9},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:337:23)", 10},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:348:23)", 10},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:337:23)", 11},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:348:23)", 11},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:337:23)", 12},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:348:23)", 12},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:337:23)", 13, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:348:23)", 13, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:340:26)", 14},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:351:26)", 14},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:340:26)", 15},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:351:26)", 15},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:340:26)", 16},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:351:26)", 16},
       // 18: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:340:26)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:340:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:351:26)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:351:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:340:26)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:351:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:340:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:351:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:340:26)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:351:26)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:340:26)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:351:26)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:340:26)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:351:26)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:340:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:351:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:340:26)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:351:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:340:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:351:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:343:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:354:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:344:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
+     {Check::kNative, "rules/rotary.yaml:355:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:345:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
+     {Check::kNative, "rules/rotary.yaml:356:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:346:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
+     {Check::kNative, "rules/rotary.yaml:357:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
       {2, 15, 0}, "rotary_split", gen::nativePredicate("rotary_split")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:337:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:348:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {11, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:337:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:348:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:337:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:348:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {12, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:337:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:348:23)",
       "s1", gen::kNoSlot, {"s1"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:337:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:348:23)",
       "s2", gen::kNoSlot, {"s2"}, {13}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -8059,7 +8572,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   // matchFirstAndRest1A2, matchPos.
 
   /// s1 = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:337:23))
+  /// rules/rotary.yaml:348:23))
   bool matchS1(ValueId v, gen::Next k) {
     if (seen(kS1)) return same(kS1, v) && k();
     if (!bind(kS1, v)) return false;
@@ -8074,7 +8587,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:338:16)
+  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:349:16)
   bool matchP1(ValueId v, gen::Next k) {
     if (seen(kP1)) return same(kP1, v) && k();
     if (!bind(kP1, v)) return false;
@@ -8083,13 +8596,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return matchX(input(n, 0), k);
   }
 
-  /// p2  (rules/rotary.yaml:339:32)
+  /// p2  (rules/rotary.yaml:350:32)
   bool matchP2(ValueId v, gen::Next k) {
     if (seen(kP2)) return same(kP2, v) && k();
     return bind(kP2, v) && k();
   }
 
-  /// xr = s1 | p1  (rules/rotary.yaml:339:25)
+  /// xr = s1 | p1  (rules/rotary.yaml:350:25)
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -8101,7 +8614,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// xp = s2 | p2  (rules/rotary.yaml:339:25)
+  /// xp = s2 | p2  (rules/rotary.yaml:350:25)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -8116,7 +8629,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:340:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:351:26))
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -8128,7 +8641,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:341:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:352:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -8138,7 +8651,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// s2 = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:337:23))
+  /// first_and_rest at rules/rotary.yaml:348:23))
   bool matchS2(ValueId v, gen::Next k) {
     if (seen(kS2)) return same(kS2, v) && k();
     if (!bind(kS2, v)) return false;
@@ -8153,13 +8666,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:340:26))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:351:26))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:340:26))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:351:26))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -8167,7 +8680,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) 
-  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:340:26))
+  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:351:26))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -8183,7 +8696,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:340:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:351:26))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -8200,29 +8713,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:347:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:358:5:
   ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:348:18", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:348:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:348:31", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:348:21", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:359:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:359:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:359:31", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:359:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:348:36",
-        "rules/rotary.yaml:348:36");
+        "rules/rotary.yaml:359:36",
+        "rules/rotary.yaml:359:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:348:58",
-        "rules/rotary.yaml:348:58");
+        "rules/rotary.yaml:359:58",
+        "rules/rotary.yaml:359:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -8230,8 +8743,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:349:18",
-        "rules/rotary.yaml:349:18");
+        "rules/rotary.yaml:360:18",
+        "rules/rotary.yaml:360:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -8239,8 +8752,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:347:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:348:11)")) return false;
+        "rules/rotary.yaml:358:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:359:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -8258,29 +8771,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:347:5:
+  /// Variant 1, rules/rotary.yaml:358:5:
   ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:348:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:348:21", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:348:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:348:31", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:359:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:359:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:359:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:359:31", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:348:36",
-        "rules/rotary.yaml:348:36");
+        "rules/rotary.yaml:359:36",
+        "rules/rotary.yaml:359:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:348:58",
-        "rules/rotary.yaml:348:58");
+        "rules/rotary.yaml:359:58",
+        "rules/rotary.yaml:359:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -8288,8 +8801,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:349:18",
-        "rules/rotary.yaml:349:18");
+        "rules/rotary.yaml:360:18",
+        "rules/rotary.yaml:360:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -8297,8 +8810,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:347:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:348:11)")) return false;
+        "rules/rotary.yaml:358:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:359:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -8326,7 +8839,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:333:5",
+            "rules/rotary.yaml:344:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -8348,7 +8861,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:357
+// Generated from: rules/rotary.yaml:368
 // rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the rotated part as 3-D RotaryEmbedding, Concat the rest.
 //===----------------------------------------------------------------------===//
 
@@ -8356,7 +8869,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial_bsnh",
-    "rules/rotary.yaml:357:5",
+    "rules/rotary.yaml:368:5",
     7,  // root expr
     // slots
     {"x", "xr", "f3", "r3", "y", "d", "first_and_rest.1.a1", "d2", "first_and_rest.1.e2",
@@ -8366,98 +8879,98 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:361:38", 0},
+      {"x", "rules/rotary.yaml:372:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:361:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:372:23)", 1, 4},
       // 2: f3
-      {"f3", "rules/rotary.yaml:362:49", 2},
+      {"f3", "rules/rotary.yaml:373:49", 2},
       // 3: Reshape(xr, f3, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:362:37", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:362:53", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:373:37", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:373:53", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 4: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:362:27)", 3},
+      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:373:27)", 3},
       // 5: _
-      {"_", "rules/rotary.yaml:363:31"},
+      {"_", "rules/rotary.yaml:374:31"},
       // 6: Reshape(r3, _, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:363:19", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:363:34", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:374:19", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:374:34", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:363:12", 4, 2,
-       {{"axis", "rules/rotary.yaml:363:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:374:12", 4, 2,
+       {{"axis", "rules/rotary.yaml:374:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:361:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:372:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:361:23)", 5},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:372:23)", 5},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:361:23)", 6},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:372:23)", 6},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:361:23)", 7},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:372:23)", 7},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:361:23)", 8},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:372:23)", 8},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:361:23)", 9},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:372:23)", 9},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:361:23)", 10, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:372:23)", 10, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:362:27)", 11},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:373:27)", 11},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:362:27)", 12},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:373:27)", 12},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:362:27)", 13},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:373:27)", 13},
       // 18: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:362:27)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:362:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:373:27)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:373:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:362:27)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:373:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:362:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:373:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:362:27)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:373:27)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:362:27)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:373:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:362:27)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:373:27)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:362:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:373:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:362:27)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:373:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:362:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:373:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:365:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:376:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kConstantEquals, "rules/rotary.yaml:366:13", "f3", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/rotary.yaml:377:13", "f3", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intsLiteral({0, 0, -1})},
-     {Check::kNative, "rules/rotary.yaml:367:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
+     {Check::kNative, "rules/rotary.yaml:378:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:368:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
+     {Check::kNative, "rules/rotary.yaml:379:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:361:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:372:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {8, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:361:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:372:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {6, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:361:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:372:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:361:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:372:23)",
       "xr", gen::kNoSlot, {"xr"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:361:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:372:23)",
       "xp", gen::kNoSlot, {"xp"}, {10}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -8543,7 +9056,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   // matchFirstAndRest1A2, matchPos.
 
   /// xr = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:361:23))
+  /// rules/rotary.yaml:372:23))
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -8558,13 +9071,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// f3  (rules/rotary.yaml:362:49)
+  /// f3  (rules/rotary.yaml:373:49)
   bool matchF3(ValueId v, gen::Next k) {
     if (seen(kF3)) return same(kF3, v) && k();
     return bind(kF3, v) && k();
   }
 
-  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:362:37)
+  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:373:37)
   bool matchReshape3(ValueId v, gen::Next k) {
     if (seen(kReshape3)) return same(kReshape3, v) && k();
     if (!bind(kReshape3, v)) return false;
@@ -8577,7 +9090,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
   /// is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n)) 
-  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:362:27))
+  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:373:27))
   bool matchR3(ValueId v, gen::Next k) {
     if (seen(kR3)) return same(kR3, v) && k();
     if (!bind(kR3, v)) return false;
@@ -8589,7 +9102,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return false;
   }
 
-  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:363:19)
+  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:374:19)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -8598,7 +9111,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:363:12)
+  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:374:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -8608,7 +9121,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// xp = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:361:23))
+  /// first_and_rest at rules/rotary.yaml:372:23))
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -8623,13 +9136,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:362:27))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:373:27))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:362:27))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:373:27))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -8637,7 +9150,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
-  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:362:27))
+  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:373:27))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -8654,7 +9167,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at
-  /// rules/rotary.yaml:362:27))
+  /// rules/rotary.yaml:373:27))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -8671,32 +9184,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:369:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:380:5:
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:370:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:381:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:370:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:370:68", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:370:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:381:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:381:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:381:58", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:370:73",
-        "rules/rotary.yaml:370:73");
+        "rules/rotary.yaml:381:73",
+        "rules/rotary.yaml:381:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:371:19",
-        "rules/rotary.yaml:371:19");
+        "rules/rotary.yaml:382:19",
+        "rules/rotary.yaml:382:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -8704,15 +9217,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:371:38",
-        "rules/rotary.yaml:371:38");
+        "rules/rotary.yaml:382:38",
+        "rules/rotary.yaml:382:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:372:23");
+        "rules/rotary.yaml:383:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -8720,8 +9233,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:369:5",
-        "rules/rotary.yaml:372:11")) return false;
+        "rules/rotary.yaml:380:5",
+        "rules/rotary.yaml:383:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -8755,32 +9268,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:369:5:
+  /// Variant 1, rules/rotary.yaml:380:5:
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:370:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:381:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:370:58", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:370:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:370:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:381:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:381:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:381:68", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:370:73",
-        "rules/rotary.yaml:370:73");
+        "rules/rotary.yaml:381:73",
+        "rules/rotary.yaml:381:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:371:19",
-        "rules/rotary.yaml:371:19");
+        "rules/rotary.yaml:382:19",
+        "rules/rotary.yaml:382:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -8788,15 +9301,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:371:38",
-        "rules/rotary.yaml:371:38");
+        "rules/rotary.yaml:382:38",
+        "rules/rotary.yaml:382:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:372:23");
+        "rules/rotary.yaml:383:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -8804,8 +9317,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:369:5",
-        "rules/rotary.yaml:372:11")) return false;
+        "rules/rotary.yaml:380:5",
+        "rules/rotary.yaml:383:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -8849,7 +9362,7 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:357:5",
+            "rules/rotary.yaml:368:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 

@@ -709,6 +709,25 @@ TEST(RotaryEmbeddingComputedRuntimeRule, EmitsOnnxRotaryEmbeddingFromOpset23) {
                       2, "");
 }
 
+TEST(RotaryEmbeddingComputedRuntimeRule, GivesArangePositionsTheirOwnAnglesFromOpset23) {
+  // ONNX's RotaryEmbedding takes position_ids [B, S] only; without them it reads [B, S, H/2]
+  // caches: the arange's rows p0 .. pe - 1, expanded to the batch.
+  const std::string text = rotaryModel(computed([](RotarySpec& s) {
+    s.arange_step = "1";
+    s.halves = Halves::kSplit;
+    s.opset = 23;
+  }));
+  onnx::ModelProto model;
+  fuse(text, &model);
+  EXPECT_EQ(countOps(model, "RotaryEmbedding"), 2);
+  EXPECT_EQ(countOps(model, "Range"), 1);
+  for (const auto& node : model.graph().node())
+    if (node.op_type() == "RotaryEmbedding") {
+      EXPECT_EQ(node.input_size(), 3) << "no position_ids";
+    }
+  expectSameInOrt(text);
+}
+
 TEST(RotaryEmbeddingComputedRuntimeRule, DoesNotFuseSinOfOtherFrequencies) {
   expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.sin_other_freq = true; })),
                   kRotaryRules);

@@ -721,18 +721,23 @@ std::vector<std::string> sortedFusedOps(const ExporterModelSpec& s) {
   return ops;
 }
 
-// ONNX's RotaryEmbedding (opset 23) takes position_ids [B, S] only: positions computed as
-// arange(0, seq).unsqueeze(0), one row for the batch, leave the rotation unfused there; the
-// attention still fuses, and the model computes what it did.
-TEST(WholeModelForms, ArangePositionsStayUnrotatedAtOpset23) {
+// ONNX's RotaryEmbedding (opset 23) takes position_ids [B, S] only, which positions computed
+// as arange(0, seq).unsqueeze(0), one row for the batch, are not: without position_ids it
+// takes [B, S, H/2] caches of each token's own angles, computed when the model runs (with
+// or without max_positions), and every rotary and attention fuses.
+TEST(WholeModelForms, ArangePositionsRotateByCachesOfTheirOwnAnglesAtOpset23) {
   ExporterModelSpec s;
   s.exporter = Exporter::kDynamo;
   s.opset = 23;
   s.position_ids_input = false;
   const onnx::ModelProto fused = fusedModel(s);
   const std::vector<std::string> ops = testing::opTypes(fused);
-  EXPECT_EQ(count(ops, {"RotaryEmbedding"}), 0);
+  EXPECT_EQ(count(ops, {"RotaryEmbedding"}), 2 * testing::resolved(s).layers);
   EXPECT_EQ(count(ops, {"Attention"}), testing::resolved(s).layers);
+  for (const auto& node : fused.graph().node())
+    if (node.op_type() == "RotaryEmbedding") {
+      EXPECT_EQ(node.input_size(), 3) << "no position_ids";
+    }
   testing::OracleVerdict v = testing::compareInOrt(testing::makeExporterModel(s), fused, kDims,
                                                    testing::oracleIntRanges(s));
   EXPECT_TRUE(v.equal) << v.report;
