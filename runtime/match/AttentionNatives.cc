@@ -797,13 +797,6 @@ std::optional<onnx::AttributeProto> attentionScale(const MatchContext& ctx, Valu
   return floatAttribute(*outer * *alpha * *fq * *fk);
 }
 
-std::optional<onnx::AttributeProto> intAttribute(int64_t value) {
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(value);
-  return a;
-}
-
 /// INT: N of an Einsum projection weight w [D, N, H] (tf2onnx's EinsumDense).
 std::optional<onnx::AttributeProto> einsumHeads(const MatchContext& ctx, ValueArgs args) {
   const auto w = staticShape(ctx.graph, args[0]);

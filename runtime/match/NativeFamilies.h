@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "runtime/match/NativeHelpers.h"
@@ -21,6 +23,9 @@ struct NativeFamily {
   std::vector<AttributeHelper> attribute_helpers;
   std::vector<TensorHelper> tensor_helpers;
 };
+
+/// An INT attribute of `value`, as attribute helpers return it (the caller names it).
+std::optional<onnx::AttributeProto> intAttribute(int64_t value);
 
 NativeFamily attentionNatives();  // AttentionNatives.cc
 NativeFamily rotaryNatives();     // RotaryNatives.cc

@@ -90,10 +90,7 @@ bool fitsNormalizedShape(const MatchContext& ctx, ValueArgs args) {
 std::optional<onnx::AttributeProto> firstReducedAxisAttr(const MatchContext& ctx, ValueArgs args) {
   const std::optional<int64_t> first = firstReducedAxis(ctx, args[0], args[1]);
   if (!first) return std::nullopt;
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(*first);
-  return a;
+  return intAttribute(*first);
 }
 
 /// One dim of a value: static, symbolic (a dim_param) or unknown.
@@ -196,10 +193,7 @@ std::optional<onnx::AttributeProto> elemTypeOf(const MatchContext& ctx, ValueArg
   const int32_t type =
       args[0] == kNoId ? onnx::TensorProto::UNDEFINED : valueElemType(ctx.graph, args[0]);
   if (type == onnx::TensorProto::UNDEFINED) return std::nullopt;
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(type);
-  return a;
+  return intAttribute(type);
 }
 
 std::optional<onnx::AttributeProto> numHeadsFromShape(const MatchContext& ctx, ValueArgs args) {
@@ -208,10 +202,7 @@ std::optional<onnx::AttributeProto> numHeadsFromShape(const MatchContext& ctx, V
   if (!readConstantInts(ctx.model, ctx.graph, args[0], shape, 4) || shape.size() != 4 ||
       shape[2] <= 0)
     return std::nullopt;
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(shape[2]);
-  return a;
+  return intAttribute(shape[2]);
 }
 
 std::optional<onnx::TensorProto> staticShapeTensor(const MatchContext& ctx, ValueArgs args) {
@@ -313,6 +304,13 @@ class Registry {
 };
 
 }  // namespace
+
+std::optional<onnx::AttributeProto> intAttribute(int64_t value) {
+  onnx::AttributeProto a;
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(value);
+  return a;
+}
 
 bool registerNativePredicate(NativePredicate predicate) {
   Registry& r = Registry::get();

@@ -200,20 +200,14 @@ bool rotarySplit(const MatchContext& ctx, ValueArgs args) {
 std::optional<onnx::AttributeProto> rotaryDimAttr(const MatchContext& ctx, ValueArgs args) {
   const std::optional<int64_t> dim = rotaryDimOfCache(ctx.graph, args[0]);
   if (!dim) return std::nullopt;
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(*dim);
-  return a;
+  return intAttribute(*dim);
 }
 
 std::optional<onnx::AttributeProto> rotaryNumHeads(const MatchContext& ctx, ValueArgs args) {
   if (args[0] == kNoId) return std::nullopt;
   const auto dims = staticShape(ctx.graph, args[0]);
   if (!dims || dims->size() != 4 || (*dims)[1] <= 0) return std::nullopt;
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i((*dims)[1]);
-  return a;
+  return intAttribute((*dims)[1]);
 }
 
 bool rotaryPairsCache(const MatchContext& ctx, ValueArgs args) {
@@ -267,10 +261,7 @@ std::optional<std::pair<int64_t, int64_t>> bsnhHeads(const Graph& g, ValueId x) 
 std::optional<onnx::AttributeProto> rotaryNumHeadsBsnh(const MatchContext& ctx, ValueArgs args) {
   const auto heads = bsnhHeads(ctx.graph, args[0]);
   if (!heads) return std::nullopt;
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(heads->first);
-  return a;
+  return intAttribute(heads->first);
 }
 
 std::optional<onnx::TensorProto> rotaryHeadsShape(const MatchContext& ctx, ValueArgs args) {
@@ -332,6 +323,16 @@ int32_t tableType(const Graph& g, ValueId t) {
   return onnx::TensorProto::UNDEFINED;
 }
 
+/// A float tensor of `dims` holding `values` (row-major) as raw data.
+onnx::TensorProto floatTensor(const std::vector<int64_t>& dims, const std::vector<float>& values) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) t.add_dims(d);
+  t.set_raw_data(
+      std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  return t;
+}
+
 /// [max_positions, n] table of f(float(p) * inv_freq[i]) in the element type of `t` (float,
 /// or float16 rounded to nearest even as the graph's Cast does): the angle rounded to
 /// float as the graph's MatMul(inv_freq, Cast(position_ids, float)) computes it, so the
@@ -363,12 +364,7 @@ std::optional<onnx::TensorProto> positionTable(const MatchContext& ctx, ValueId 
     values.floats.assign(table.begin(), table.end());  // exact: float -> double
     return gen::literalTensor(values, type, dims);
   }
-  onnx::TensorProto out;
-  out.set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) out.add_dims(d);
-  out.set_raw_data(
-      std::string(reinterpret_cast<const char*>(table.data()), table.size() * sizeof(float)));
-  return out;
+  return floatTensor(dims, table);
 }
 
 /// inv_freq as the float [1, n] row that multiplies a [rows, 1] column of positions: the same
@@ -376,13 +372,7 @@ std::optional<onnx::TensorProto> positionTable(const MatchContext& ctx, ValueId 
 std::optional<onnx::TensorProto> rotaryInvFreqRow(const MatchContext& ctx, ValueArgs args) {
   const std::optional<std::vector<float>> inv = readInvFreq(ctx, args[0]);
   if (!inv) return std::nullopt;
-  onnx::TensorProto out;
-  out.set_data_type(onnx::TensorProto::FLOAT);
-  out.add_dims(1);
-  out.add_dims(static_cast<int64_t>(inv->size()));
-  out.set_raw_data(
-      std::string(reinterpret_cast<const char*>(inv->data()), inv->size() * sizeof(float)));
-  return out;
+  return floatTensor({1, static_cast<int64_t>(inv->size())}, *inv);
 }
 
 float cosOf(float a) { return std::cos(a); }

@@ -783,14 +783,11 @@ class ModelWriter {
   }
 
   /// torchlib's repeat of the K/V heads x for SDPA's enable_gqa (its
-  /// _attention_repeat_kv_for_group_query): every size read from q or x at run time, the
-  /// repeat count Div(q's heads, x's heads), the Unsqueeze axis a scalar constant.
+  /// _attention_repeat_kv_for_group_query; dynamo only, so dim() reads each size with
+  /// Shape(t, start, end)): every size read from q or x at run time, the repeat count
+  /// Div(q's heads, x's heads), the Unsqueeze axis a scalar constant.
   std::string torchlibRepeatKv(const std::string& q, const std::string& x) {
-    auto size = [&](const std::string& t, int64_t i) {
-      return b_.node("Shape", {t}, {attrInt("start", i), attrInt("end", i + 1)});
-    };
-    const std::string b = size(q, 0), n = size(q, 1), g = size(x, 1), l = size(x, 2),
-                      h = size(x, 3);
+    const std::string b = dim(q, 0), n = dim(q, 1), g = dim(x, 1), l = dim(x, 2), h = dim(x, 3);
     const std::string e = b_.node("Expand", {b_.node("Unsqueeze", {x, b_.ints({2}, true)}),
                                              concat({b, g, b_.node("Div", {n, g}), l, h})});
     return b_.node("Reshape", {e, concat({b, n, l, h})});
