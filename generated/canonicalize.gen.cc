@@ -74,7 +74,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
   /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 98:19, reshape_back 212:27,
   /// transpose_through_3d 226:19, transpose_pair 238:32, gemm_of_flattened_rows 254:19,
-  /// add_computed_zero 327:15)
+  /// heads_of_flat_rows 283:19, add_computed_zero 371:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -105,14 +105,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// z
-  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 327:18)
+  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 371:18)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
     return bind(Ids::kZ, v) && k();
   }
 
   /// y = Add(x, z)
-  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 327:11)
+  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 371:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -166,14 +166,23 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/canonicalize.yaml: nan_guard_after_heads 118:19, gemm_of_flattened_rows 254:22,
-  /// reshape_to_own_shape 274:22, where_never_true 305:20, where_always_true 316:23)
+  /// flat_rows_of_heads 303:26, reshape_to_own_shape 318:22, where_never_true 349:20,
+  /// where_always_true 360:23)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
+  /// vh
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 119:44, flat_rows_of_heads 303:30)
+  bool matchVh(ValueId v, gen::Next k) {
+    if (seen(Ids::kVh)) return same(Ids::kVh, v) && k();
+    return bind(Ids::kVh, v) && k();
+  }
+
   /// s
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 120:52, gemm_of_flattened_rows 257:22)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 120:52, gemm_of_flattened_rows 257:22,
+  /// heads_of_flat_rows 285:24, flat_rows_of_heads 304:52)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
@@ -271,12 +280,26 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kM2, v) && k();
   }
 
+  /// w
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 255:20, heads_of_flat_rows 283:22)
+  bool matchW(ValueId v, gen::Next k) {
+    if (seen(Ids::kW)) return same(Ids::kW, v) && k();
+    return bind(Ids::kW, v) && k();
+  }
+
   /// c
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 255:23, where_never_true 305:17,
-  /// where_always_true 316:17)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 255:23, where_never_true 349:17,
+  /// where_always_true 360:17)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
+  }
+
+  /// b
+  /// (rules/canonicalize.yaml: heads_of_flat_rows 284:19, where_never_true 349:23)
+  bool matchB(ValueId v, gen::Next k) {
+    if (seen(Ids::kB)) return same(Ids::kB, v) && k();
+    return bind(Ids::kB, v) && k();
   }
 };
 
@@ -1562,7 +1585,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchAny, matchZero, matchS.
+  // matchAny, matchZero, matchVh, matchS.
 
   /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:118:11)
   bool matchP(ValueId v, gen::Next k) {
@@ -1593,12 +1616,6 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
         return matchP(input(n, 2), k);
       });
     });
-  }
-
-  /// vh  (rules/canonicalize.yaml:119:44)
-  bool matchVh(ValueId v, gen::Next k) {
-    if (seen(kVh)) return same(kVh, v) && k();
-    return bind(kVh, v) && k();
   }
 
   /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:119:11)
@@ -3446,7 +3463,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchX, matchAny, matchC, matchS.
+  // matchX, matchAny, matchW, matchC, matchS.
 
   /// f = Reshape(x, _)  (rules/canonicalize.yaml:254:11)
   bool matchF(ValueId v, gen::Next k) {
@@ -3455,12 +3472,6 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     const NodeId n = node(kF, v, op::kReshape);
     if (n == kNoId || !attrs(kF, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
-  }
-
-  /// w  (rules/canonicalize.yaml:255:20)
-  bool matchW(ValueId v, gen::Next k) {
-    if (seen(kW)) return same(kW, v) && k();
-    return bind(kW, v) && k();
   }
 
   /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:255:12)
@@ -3629,7 +3640,533 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:270
+// Generated from: rules/canonicalize.yaml:277
+// heads_of_flat_rows (priority 995): Reshape(MatMul(x, w) (+ b), s) of rows x [T, I] into heads [d0, S, N, H] is that Reshape of the projection of x viewed as [-1, S, I].
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule heads_of_flat_rows for the shared checks and messages.
+const gen::RuleSpec& specHeadsOfFlatRows() {
+  static const gen::RuleSpec spec = {
+    "heads_of_flat_rows",
+    "rules/canonicalize.yaml:277:5",
+    8,  // root expr
+    // slots
+    {"x", "w", "p", "b", "pb", "s", "r"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:283:19", 0},
+      // 1: w
+      {"w", "rules/canonicalize.yaml:283:22", 1},
+      // 2: MatMul(x, w)
+      {"MatMul", "rules/canonicalize.yaml:283:12", 2, 2},
+      // 3: b
+      {"b", "rules/canonicalize.yaml:284:19", 3},
+      // 4: Add(p, b)
+      {"Add", "rules/canonicalize.yaml:284:12", 4, 2},
+      // 5: s
+      {"s", "rules/canonicalize.yaml:285:24", 5},
+      // 6: Reshape(pb, s)
+      {"Reshape", "rules/canonicalize.yaml:285:12", gen::kNoSlot, 2},
+      // 7: Reshape(p, s)
+      {"Reshape", "rules/canonicalize.yaml:285:35", gen::kNoSlot, 2},
+      // 8: Reshape(pb, s) | Reshape(p, s)
+      {"r", "rules/canonicalize.yaml:285:33", 6},
+    },
+    // constraints
+    {{Check::kRank, "rules/canonicalize.yaml:287:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {2}},
+     {Check::kRank, "rules/canonicalize.yaml:288:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot,
+      {0, 1}},
+     {Check::kNative, "rules/canonicalize.yaml:289:12", "r", gen::kNoSlot, {"r", "w"}, {6, 1},
+      "splits_flat_rows", gen::nativePredicate("splits_flat_rows")}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{8, 0}}}}, {}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule heads_of_flat_rows (indices into its RuleSpec's exprs).
+struct HeadsOfFlatRowsIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kW = 1,
+    kP = 2,
+    kB = 3,
+    kPb = 4,
+    kS = 5,
+    kReshape6 = 6,
+    kReshape7 = 7,
+    kR = 8,
+  };
+};
+
+/// The search of rule heads_of_flat_rows: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> {
+ public:
+  HeadsOfFlatRowsMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<HeadsOfFlatRowsIds>(specHeadsOfFlatRows(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchR(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotW = 1,
+    kSlotP = 2,
+    kSlotB = 3,
+    kSlotPb = 4,
+    kSlotS = 5,
+    kSlotR = 6,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX, matchW, matchB, matchS.
+
+  /// p = MatMul(x, w)  (rules/canonicalize.yaml:283:12)
+  bool matchP(ValueId v, gen::Next k) {
+    if (seen(kP)) return same(kP, v) && k();
+    if (!bind(kP, v)) return false;
+    const NodeId n = node(kP, v, op::kMatMul);
+    if (n == kNoId || !attrs(kP, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchW(input(n, 1), k); });
+  }
+
+  /// pb = Add(p, b)  (rules/canonicalize.yaml:284:12)
+  bool matchPb(ValueId v, gen::Next k) {
+    if (seen(kPb)) return same(kPb, v) && k();
+    if (!bind(kPb, v)) return false;
+    const NodeId n = node(kPb, v, op::kAdd);
+    if (n == kNoId || !attrs(kPb, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchP(in0, [&] { return matchB(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchP(in1, [&] { return matchB(in0, k); });
+  }
+
+  /// Reshape(pb, s)  (rules/canonicalize.yaml:285:12)
+  bool matchReshape6(ValueId v, gen::Next k) {
+    if (seen(kReshape6)) return same(kReshape6, v) && k();
+    if (!bind(kReshape6, v)) return false;
+    const NodeId n = node(kReshape6, v, op::kReshape);
+    if (n == kNoId || !attrs(kReshape6, n, v)) return false;
+    return matchPb(input(n, 0), [&] { return matchS(input(n, 1), k); });
+  }
+
+  /// Reshape(p, s)  (rules/canonicalize.yaml:285:35)
+  bool matchReshape7(ValueId v, gen::Next k) {
+    if (seen(kReshape7)) return same(kReshape7, v) && k();
+    if (!bind(kReshape7, v)) return false;
+    const NodeId n = node(kReshape7, v, op::kReshape);
+    if (n == kNoId || !attrs(kReshape7, n, v)) return false;
+    return matchP(input(n, 0), [&] { return matchS(input(n, 1), k); });
+  }
+
+  /// r = Reshape(pb, s) | Reshape(p, s)  (rules/canonicalize.yaml:285:33)
+  bool matchR(ValueId v, gen::Next k) {
+    if (seen(kR)) return same(kR, v) && k();
+    if (!bind(kR, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kR, 0) && matchReshape6(v, k)) return true;  // @bias
+    undo(m);
+    if (choose(kR, 1) && matchReshape7(v, k)) return true;  // @plain
+    undo(m);
+    return false;
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:293:9:
+  ///   r = Reshape(Add(MatMul(Reshape(x, tensor(helper, flat_rows_shape)), w), b), s)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:291:19", "x")) return false;
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("flat_rows_shape"),
+        {kSlotR, kSlotW},
+        {"r", "w"},
+        "rules/canonicalize.yaml:291:22");
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:294:39", "w")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:294:43", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:294:47", "s")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    collectMatched();
+    if (!replaceable(
+        kSlotR,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:293:9",
+        "rules/canonicalize.yaml:294:17")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kReshape;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotW);
+    NodeSpec spec4;
+    spec4.op = op::kMatMul;
+    spec4.inputs = {v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotB);
+    NodeSpec spec6;
+    spec6.op = op::kAdd;
+    spec6.inputs = {v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = slot(kSlotS);
+    NodeSpec spec8;
+    spec8.op = op::kReshape;
+    spec8.inputs = {v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+
+  /// Variant 1, rules/canonicalize.yaml:295:9:
+  ///   r = Reshape(MatMul(Reshape(x, tensor(helper, flat_rows_shape)), w), s)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:291:19", "x")) return false;
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("flat_rows_shape"),
+        {kSlotR, kSlotW},
+        {"r", "w"},
+        "rules/canonicalize.yaml:291:22");
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:295:35", "w")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:295:39", "s")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    collectMatched();
+    if (!replaceable(
+        kSlotR,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:295:9",
+        "rules/canonicalize.yaml:295:17")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kReshape;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotW);
+    NodeSpec spec4;
+    spec4.op = op::kMatMul;
+    spec4.inputs = {v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotS);
+    NodeSpec spec6;
+    spec6.op = op::kReshape;
+    spec6.inputs = {v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
+  }
+};
+
+/// heads_of_flat_rows as a RewritePattern.
+class HeadsOfFlatRowsRule : public RewritePattern {
+ public:
+  HeadsOfFlatRowsRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            995,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:277:5",
+            {op::kReshape, op::kMatMul, op::kAdd}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    HeadsOfFlatRowsMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:297
+// flat_rows_of_heads (priority 995): Reshape(t, s) into rows [T, N*H] of the attention's context t [B, S, N, H] is that Reshape of t viewed as [B, S, N*H].
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule flat_rows_of_heads for the shared checks and messages.
+const gen::RuleSpec& specFlatRowsOfHeads() {
+  static const gen::RuleSpec spec = {
+    "flat_rows_of_heads",
+    "rules/canonicalize.yaml:297:5",
+    6,  // root expr
+    // slots
+    {"vh", "o", "s", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: _
+      {"_", "rules/canonicalize.yaml:303:26"},
+      // 1: Softmax(_)
+      {"Softmax", "rules/canonicalize.yaml:303:18", gen::kNoSlot, 1},
+      // 2: vh
+      {"vh", "rules/canonicalize.yaml:303:30", 0},
+      // 3: MatMul(Softmax(_), vh)
+      {"MatMul", "rules/canonicalize.yaml:303:11", 1, 2},
+      // 4: Transpose(o, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/canonicalize.yaml:304:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:304:32", Attr::kEquals,
+         {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 5: s
+      {"s", "rules/canonicalize.yaml:304:52", 2},
+      // 6: Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)
+      {"Reshape", "rules/canonicalize.yaml:304:11", 3, 2},
+    },
+    // constraints
+    {{Check::kRank, "rules/canonicalize.yaml:306:13", "vh", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {4}},
+     {Check::kRank, "rules/canonicalize.yaml:307:13", "y", 3, {}, {}, "", nullptr, gen::kNoSlot,
+      {2}}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule flat_rows_of_heads (indices into its RuleSpec's exprs).
+struct FlatRowsOfHeadsIds {
+  enum : gen::ExprId {
+    kAny = 0,
+    kSoftmax = 1,
+    kVh = 2,
+    kO = 3,
+    kTranspose = 4,
+    kS = 5,
+    kY = 6,
+  };
+};
+
+/// The search of rule flat_rows_of_heads: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> {
+ public:
+  FlatRowsOfHeadsMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<FlatRowsOfHeadsIds>(specFlatRowsOfHeads(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotVh = 0,
+    kSlotO = 1,
+    kSlotS = 2,
+    kSlotY = 3,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchAny, matchVh, matchS.
+
+  /// Softmax(_)  (rules/canonicalize.yaml:303:18)
+  bool matchSoftmax(ValueId v, gen::Next k) {
+    if (seen(kSoftmax)) return same(kSoftmax, v) && k();
+    if (!bind(kSoftmax, v)) return false;
+    const NodeId n = node(kSoftmax, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kSoftmax, n, v)) return false;
+    return matchAny(input(n, 0), k);
+  }
+
+  /// o = MatMul(Softmax(_), vh)  (rules/canonicalize.yaml:303:11)
+  bool matchO(ValueId v, gen::Next k) {
+    if (seen(kO)) return same(kO, v) && k();
+    if (!bind(kO, v)) return false;
+    const NodeId n = node(kO, v, op::kMatMul);
+    if (n == kNoId || !attrs(kO, n, v)) return false;
+    return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
+  }
+
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:304:19)
+  bool matchTranspose(ValueId v, gen::Next k) {
+    if (seen(kTranspose)) return same(kTranspose, v) && k();
+    if (!bind(kTranspose, v)) return false;
+    const NodeId n = node(kTranspose, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose, n, v)) return false;
+    return matchO(input(n, 0), k);
+  }
+
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:304:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kReshape);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchTranspose(input(n, 0), [&] { return matchS(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:309:5:
+  ///   o = o
+  ///   y = Reshape(Reshape(Transpose(o, perm=[0, 2, 1, 3]), tensor([0, 0, -1])), s)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotO, "rules/canonicalize.yaml:308:11", "o")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intsAttribute("perm", {0, 2, 1, 3}));
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:310:93", "s")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    collectMatched();
+    if (!replaceable(
+        kSlotO,
+        To::kRef,
+        kSlotO,
+        "rules/canonicalize.yaml:309:5",
+        "rules/canonicalize.yaml:308:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:309:5",
+        "rules/canonicalize.yaml:310:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotO);
+    NodeSpec spec1;
+    spec1.op = op::kTranspose;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec3;
+    spec3.op = op::kReshape;
+    spec3.inputs = {v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    const ValueId v4 = slot(kSlotS);
+    NodeSpec spec5;
+    spec5.op = op::kReshape;
+    spec5.inputs = {v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+};
+
+/// flat_rows_of_heads as a RewritePattern.
+class FlatRowsOfHeadsRule : public RewritePattern {
+ public:
+  FlatRowsOfHeadsRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            995,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:297:5",
+            {op::kTranspose, op::kReshape}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    FlatRowsOfHeadsMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:314
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -3637,7 +4174,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:270:5",
+    "rules/canonicalize.yaml:314:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -3646,14 +4183,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:274:19", 0},
+      {"t", "rules/canonicalize.yaml:318:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:274:22"},
+      {"_", "rules/canonicalize.yaml:318:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:274:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:318:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:276:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:320:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -3701,13 +4238,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:274:19)
+  /// t  (rules/canonicalize.yaml:318:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:274:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:318:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3718,18 +4255,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:277:5:
+  /// Variant 0, rules/canonicalize.yaml:321:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:278:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:322:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:277:5",
-        "rules/canonicalize.yaml:278:11")) return false;
+        "rules/canonicalize.yaml:321:5",
+        "rules/canonicalize.yaml:322:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3747,7 +4284,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:270:5",
+            "rules/canonicalize.yaml:314:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3769,7 +4306,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:282
+// Generated from: rules/canonicalize.yaml:326
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -3777,7 +4314,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:282:5",
+    "rules/canonicalize.yaml:326:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -3786,40 +4323,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:285:35", 0},
+      {"p", "rules/canonicalize.yaml:329:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:285:38", 1},
+      {"i0", "rules/canonicalize.yaml:329:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:285:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:285:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:329:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:329:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:285:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:285:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:329:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:329:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:285:75", 2},
+      {"i1", "rules/canonicalize.yaml:329:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:285:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:285:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:329:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:329:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:285:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:285:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:329:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:329:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:285:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:285:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:329:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:329:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:287:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:331:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:288:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:332:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:288:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:332:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:289:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:333:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:289:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:333:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -3867,19 +4404,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:285:35)
+  /// p  (rules/canonicalize.yaml:329:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:285:38)
+  /// i0  (rules/canonicalize.yaml:329:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:285:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:329:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -3888,7 +4425,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:285:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:329:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -3897,13 +4434,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:285:75)
+  /// i1  (rules/canonicalize.yaml:329:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:285:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:329:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -3912,7 +4449,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:285:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:329:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -3922,7 +4459,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:285:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:329:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3933,18 +4470,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:290:5:
+  /// Variant 0, rules/canonicalize.yaml:334:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:291:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:335:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:290:5",
-        "rules/canonicalize.yaml:291:11")) return false;
+        "rules/canonicalize.yaml:334:5",
+        "rules/canonicalize.yaml:335:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3962,7 +4499,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:282:5",
+            "rules/canonicalize.yaml:326:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3984,7 +4521,7 @@ class PresentRestackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:301
+// Generated from: rules/canonicalize.yaml:345
 // where_never_true (priority 1002): Where(c, a, b) of a condition false everywhere by construction is b, b of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -3992,7 +4529,7 @@ class PresentRestackRule : public RewritePattern {
 const gen::RuleSpec& specWhereNeverTrue() {
   static const gen::RuleSpec spec = {
     "where_never_true",
-    "rules/canonicalize.yaml:301:5",
+    "rules/canonicalize.yaml:345:5",
     3,  // root expr
     // slots
     {"c", "b", "y"},
@@ -4001,18 +4538,18 @@ const gen::RuleSpec& specWhereNeverTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:305:17", 0},
+      {"c", "rules/canonicalize.yaml:349:17", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:305:20"},
+      {"_", "rules/canonicalize.yaml:349:20"},
       // 2: b
-      {"b", "rules/canonicalize.yaml:305:23", 1},
+      {"b", "rules/canonicalize.yaml:349:23", 1},
       // 3: Where(c, _, b)
-      {"Where", "rules/canonicalize.yaml:305:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:349:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:307:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:351:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:308:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
+     {Check::kNative, "rules/canonicalize.yaml:352:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
       gen::nativePredicate("never_true")}},
     // rewrite variants
     {{}},
@@ -4060,15 +4597,9 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchC, matchAny.
+  // matchC, matchAny, matchB.
 
-  /// b  (rules/canonicalize.yaml:305:23)
-  bool matchB(ValueId v, gen::Next k) {
-    if (seen(kB)) return same(kB, v) && k();
-    return bind(kB, v) && k();
-  }
-
-  /// y = Where(c, _, b)  (rules/canonicalize.yaml:305:11)
+  /// y = Where(c, _, b)  (rules/canonicalize.yaml:349:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4083,18 +4614,18 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:309:5:
+  /// Variant 0, rules/canonicalize.yaml:353:5:
   ///   y = b
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:310:11", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:354:11", "b")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotB,
-        "rules/canonicalize.yaml:309:5",
-        "rules/canonicalize.yaml:310:11")) return false;
+        "rules/canonicalize.yaml:353:5",
+        "rules/canonicalize.yaml:354:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4112,7 +4643,7 @@ class WhereNeverTrueRule : public RewritePattern {
             root,
             1002,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:301:5",
+            "rules/canonicalize.yaml:345:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4134,7 +4665,7 @@ class WhereNeverTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:312
+// Generated from: rules/canonicalize.yaml:356
 // where_always_true (priority 1001): Where(c, a, b) of a condition true everywhere by construction is a, a of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -4142,7 +4673,7 @@ class WhereNeverTrueRule : public RewritePattern {
 const gen::RuleSpec& specWhereAlwaysTrue() {
   static const gen::RuleSpec spec = {
     "where_always_true",
-    "rules/canonicalize.yaml:312:5",
+    "rules/canonicalize.yaml:356:5",
     3,  // root expr
     // slots
     {"c", "a", "y"},
@@ -4151,18 +4682,18 @@ const gen::RuleSpec& specWhereAlwaysTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:316:17", 0},
+      {"c", "rules/canonicalize.yaml:360:17", 0},
       // 1: a
-      {"a", "rules/canonicalize.yaml:316:20", 1},
+      {"a", "rules/canonicalize.yaml:360:20", 1},
       // 2: _
-      {"_", "rules/canonicalize.yaml:316:23"},
+      {"_", "rules/canonicalize.yaml:360:23"},
       // 3: Where(c, a, _)
-      {"Where", "rules/canonicalize.yaml:316:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:360:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:318:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:362:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:319:12", "c", gen::kNoSlot, {"c"}, {0},
+     {Check::kNative, "rules/canonicalize.yaml:363:12", "c", gen::kNoSlot, {"c"}, {0},
       "always_true", gen::nativePredicate("always_true")}},
     // rewrite variants
     {{}},
@@ -4212,13 +4743,13 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// a  (rules/canonicalize.yaml:316:20)
+  /// a  (rules/canonicalize.yaml:360:20)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     return bind(kA, v) && k();
   }
 
-  /// y = Where(c, a, _)  (rules/canonicalize.yaml:316:11)
+  /// y = Where(c, a, _)  (rules/canonicalize.yaml:360:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4233,18 +4764,18 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:320:5:
+  /// Variant 0, rules/canonicalize.yaml:364:5:
   ///   y = a
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/canonicalize.yaml:321:11", "a")) return false;
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:365:11", "a")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotA,
-        "rules/canonicalize.yaml:320:5",
-        "rules/canonicalize.yaml:321:11")) return false;
+        "rules/canonicalize.yaml:364:5",
+        "rules/canonicalize.yaml:365:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4262,7 +4793,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
             root,
             1001,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:312:5",
+            "rules/canonicalize.yaml:356:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4284,7 +4815,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:323
+// Generated from: rules/canonicalize.yaml:367
 // add_computed_zero (priority 101): Add(x, z) (in either order) of z zero everywhere by construction is x, x of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -4292,7 +4823,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 const gen::RuleSpec& specAddComputedZero() {
   static const gen::RuleSpec spec = {
     "add_computed_zero",
-    "rules/canonicalize.yaml:323:5",
+    "rules/canonicalize.yaml:367:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -4301,16 +4832,16 @@ const gen::RuleSpec& specAddComputedZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:327:15", 0},
+      {"x", "rules/canonicalize.yaml:371:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:327:18", 1},
+      {"z", "rules/canonicalize.yaml:371:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:327:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:371:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:329:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:373:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:330:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
+     {Check::kNative, "rules/canonicalize.yaml:374:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
       gen::nativePredicate("all_zero")}},
     // rewrite variants
     {{}},
@@ -4361,18 +4892,18 @@ class AddComputedZeroMatch : public CanonicalizeSharedMatch<AddComputedZeroIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:331:5:
+  /// Variant 0, rules/canonicalize.yaml:375:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:332:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:376:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:331:5",
-        "rules/canonicalize.yaml:332:11")) return false;
+        "rules/canonicalize.yaml:375:5",
+        "rules/canonicalize.yaml:376:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4390,7 +4921,7 @@ class AddComputedZeroRule : public RewritePattern {
             root,
             101,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:323:5",
+            "rules/canonicalize.yaml:367:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4443,6 +4974,8 @@ void populateCanonicalize(RuleSet& rules) {
   rules.add(std::make_unique<TransposeThrough3dRule>("transpose_through_3d", op::kReshape, 0));
   rules.add(std::make_unique<TransposePairRule>("transpose_pair", op::kTranspose, 0));
   rules.add(std::make_unique<GemmOfFlattenedRowsRule>("gemm_of_flattened_rows", op::kReshape, 0));
+  rules.add(std::make_unique<HeadsOfFlatRowsRule>("heads_of_flat_rows", op::kReshape, 0));
+  rules.add(std::make_unique<FlatRowsOfHeadsRule>("flat_rows_of_heads", op::kReshape, 0));
   rules.add(std::make_unique<ReshapeToOwnShapeRule>("reshape_to_own_shape", op::kReshape, 0));
   rules.add(std::make_unique<PresentRestackRule>("present_restack", op::kConcat, 0));
   rules.add(std::make_unique<WhereNeverTrueRule>("where_never_true", op::kWhere, 0));

@@ -616,7 +616,8 @@ std::optional<Product> productOf(const Dims& dims) {
   return p;
 }
 
-/// in / rest when provably a single int or symbolic factor (Reshape's -1).
+/// in / rest when provably an int or an int times one symbolic factor (Reshape's -1: the
+/// 4*B tokens of TensorFlow's BERT, which flattens [B, 4, H] to rows [-1, H]).
 Sym quotient(const Product& in, const Product& rest) {
   if (rest.coefficient <= 0 || in.coefficient % rest.coefficient != 0) return Sym::unknown();
   std::vector<Sym> left;
@@ -626,7 +627,7 @@ Sym quotient(const Product& in, const Product& rest) {
   if (left.size() + rest.factors.size() != in.factors.size()) return Sym::unknown();
   const int64_t c = in.coefficient / rest.coefficient;
   if (left.empty()) return Sym::of(c);
-  if (left.size() == 1 && c == 1) return left[0];
+  if (left.size() == 1) return scaleSym(left[0], c);
   return Sym::unknown();  // a product of symbols has no name
 }
 

@@ -258,6 +258,25 @@ bool flattensRows(const MatchContext& ctx, ValueArgs args) {
   return t && t->values[0] == -1 && t->parts[1] != kNoId && readsLastDim(ctx, t->parts[1], x);
 }
 
+/// The rows [S, I] of a head split r = Reshape(p, [d0, S, N, H]) of p = MatMul(x [T, I], w
+/// [I, N*H]) (+ b) on flattened rows: S, N, H constant and positive, d0 anything. nullopt
+/// otherwise. The split regroups the T rows T/S at a time, as a view [-1, S, I] of x does.
+std::optional<std::pair<int64_t, int64_t>> flatRowsOfHeads(const MatchContext& ctx, ValueId r,
+                                                           ValueId w) {
+  const Node* n = reshapeOf(ctx.graph, r);
+  const std::optional<ReshapeTarget> t = n ? reshapeTarget(ctx, *n, 4) : std::nullopt;
+  const auto ws = staticShape(ctx.graph, w);
+  if (!t || !ws || ws->size() != 2 || (*ws)[0] <= 0) return std::nullopt;
+  const std::vector<int64_t>& v = t->values;
+  if (v[1] <= 0 || v[2] <= 0 || v[3] <= 0 || v[2] * v[3] != (*ws)[1]) return std::nullopt;
+  return std::make_pair(v[1], (*ws)[0]);
+}
+
+/// splits_flat_rows(r, w): flatRowsOfHeads holds.
+bool splitsFlatRows(const MatchContext& ctx, ValueArgs args) {
+  return flatRowsOfHeads(ctx, args[0], args[1]).has_value();
+}
+
 // ---- Predicates ---------------------------------------------------------------------------
 
 bool splitsHeads(const MatchContext& ctx, ValueArgs args) {
@@ -941,6 +960,18 @@ std::optional<onnx::TensorProto> columns(const MatchContext& ctx, ValueArgs args
   return t;
 }
 
+/// flat_rows_shape(r, w): int64 [-1, S, I], the view of the flattened rows x [T, I] that
+/// splits_flat_rows(r, w) regroups.
+std::optional<onnx::TensorProto> flatRowsShape(const MatchContext& ctx, ValueArgs args) {
+  const auto rows = flatRowsOfHeads(ctx, args[0], args[1]);
+  if (!rows) return std::nullopt;
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::INT64);
+  t.add_dims(3);
+  for (int64_t d : {int64_t{-1}, rows->first, rows->second}) t.add_int64_data(d);
+  return t;
+}
+
 /// qkv_bias(bq, bk, bv): the three 1-D biases one after the other.
 std::optional<onnx::TensorProto> qkvBias(const MatchContext& ctx, ValueArgs args) {
   const auto parts = readParts(ctx, args, 1);
@@ -985,6 +1016,9 @@ NativeFamily attentionNatives() {
       {"reshapes_to_own_shape", 2, &reshapesToOwnShape,
        "y = Reshape(t, s) where s is t's shape: each element 0, t's static dim or that dim "
        "read at run time, but for one the others force"},
+      {"splits_flat_rows", 2, &splitsFlatRows,
+       "r = Reshape(p, [d0, S, N, H]) splits the heads of p = MatMul(x, w) (+ b) on flattened "
+       "rows: S, N, H constant and positive, N*H w's static dim 1"},
       {"flattens_rows", 2, &flattensRows,
        "f = Reshape(x, s) flattens x's rows for a MatMul by w [K, N]: x's static last dim is "
        "K, or s = [-1, x.size(-1)] read at run time"},
@@ -1062,6 +1096,8 @@ NativeFamily attentionNatives() {
        "[I, Dq+Dk+Dv]: the columns of the constant 2-D weights wq, wk, wv side by side"},
       {"concat_columns", kVariadic, &columns,
        "[I, D1+D2+...]: the columns of constant 2-D weights with equal rows, side by side"},
+      {"flat_rows_shape", 2, &flatRowsShape,
+       "int64 [-1, S, I]: the rows of flattened x [T, I] that splits_flat_rows(r, w) regroups"},
       {"qkv_bias", 3, &qkvBias, "the constant 1-D biases bq, bk, bv one after the other"},
   };
   return f;

@@ -282,7 +282,7 @@ class ModelWriter {
   std::string build() {
     switch (s_.family) {
       case ModelFamily::kBert:
-        return bert();
+        return s_.exporter == Exporter::kTf2onnx ? bertTf() : bert();
       case ModelFamily::kGpt2:
         return gpt2();
       case ModelFamily::kLlama:
@@ -950,6 +950,91 @@ class ModelWriter {
     return x;
   }
 
+  // ---- TensorFlow's BERT through tf2onnx -------------------------------------------------
+
+  /// A 2-D dense layer on flattened rows: MatMul and bias Add (tf.layers.dense).
+  std::string tfDense(const std::string& x, int in, int out, const std::string& name) {
+    b_.setScope(child(name));
+    const float bound = 1.0f / std::sqrt(static_cast<float>(in));
+    std::string w = b_.param("kernel", {in, out}, bound);
+    std::string y = b_.node("Add", {b_.node("MatMul", {x, w}), b_.param("bias", {out}, bound)});
+    b_.setScope(scope_);
+    return y;
+  }
+
+  /// tf.contrib.layers.layer_norm: tf.nn.moments (the squared difference a Sub and a Mul)
+  /// and tf.nn.batch_normalization, x * m + (beta - mean * m), m = rsqrt(var + eps) * gamma,
+  /// rsqrt as Sqrt then Reciprocal.
+  std::string tfLayerNorm(const std::string& x, const std::string& name) {
+    b_.setScope(child(name));
+    std::string gamma = b_.param("gamma", {s_.hidden}, 0.2f, 1.0f);
+    std::string beta = b_.param("beta", {s_.hidden}, 0.2f);
+    std::string mean = reduceMean(x);
+    std::string d = b_.node("Sub", {x, mean});
+    std::string var = reduceMean(b_.node("Mul", {d, d}));
+    std::string inv =
+        b_.node("Reciprocal", {b_.node("Sqrt", {b_.node("Add", {var, b_.scalar(1e-12f)})})});
+    std::string m = b_.node("Mul", {inv, gamma});
+    std::string shift = b_.node("Sub", {beta, b_.node("Mul", {mean, m})});
+    b_.setScope(scope_);
+    return b_.node("Add", {b_.node("Mul", {x, m}), shift});
+  }
+
+  /// modeling.py's gelu: x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+  std::string tfGelu(const std::string& x) {
+    std::string cube = b_.node("Pow", {x, b_.scalar(3.0f)});
+    std::string inner = b_.node("Add", {x, b_.node("Mul", {cube, b_.scalar(0.044715f)})});
+    std::string t = b_.node("Tanh", {b_.node("Mul", {inner, b_.scalar(0.7978845608f)})});
+    std::string cdf = b_.node("Mul", {b_.node("Add", {t, b_.scalar(1.0f)}), b_.scalar(0.5f)});
+    return b_.node("Mul", {x, cdf});
+  }
+
+  /// transformer_model on rows: reshape_to_matrix once, per layer the Q/K/V dense layers
+  /// split into heads by constant shapes [-1, seq, N, H] (K's two transposes merged by
+  /// tf2onnx's optimizer), scores times 1/sqrt(H) plus (1 - expand_dims(mask, 1)) * -10000,
+  /// the context back to rows [-1, N*H], residual Adds and LayerNorms on rows, and
+  /// reshape_from_matrix at the end. The mask is create_attention_mask_from_input_mask's
+  /// [batch, seq, seq]: ones [batch, seq, 1] times the float input_mask viewed [batch, 1,
+  /// seq].
+  std::string bertTf() {
+    const int h = s_.hidden;
+    const int64_t seq = kTfSequence;
+    enterModel("bert");
+    std::string to_mask =
+        b_.node("Cast", {b_.node("Reshape", {"attention_mask", b_.ints({-1, 1, seq})})},
+                {attrInt("to", 1)});
+    std::string batch = b_.node(
+        "Slice", {b_.node("Shape", {"attention_mask"}), b_.ints({0}), b_.ints({1}), b_.ints({0})});
+    std::string ones = b_.node("ConstantOfShape", {concat({batch, b_.ints({seq, 1})})},
+                               {attrFloatTensor("value", 1.0f)});
+    std::string mask = b_.node("Mul", {ones, to_mask});
+    std::string x = b_.node(
+        "Reshape", {tfLayerNorm("hidden_states", "embeddings.LayerNorm"), b_.ints({-1, h})});
+    const Ints heads = {-1, seq, s_.heads, s_.head_dim};
+    for (int i = 0; i < s_.layers; ++i) {
+      enterLayer(i, "encoder.layer");
+      std::string q =
+          b_.node("Reshape", {tfDense(x, h, h, "attention.self.query"), b_.ints(heads)});
+      std::string k = b_.node("Reshape", {tfDense(x, h, h, "attention.self.key"), b_.ints(heads)});
+      std::string v =
+          b_.node("Reshape", {tfDense(x, h, h, "attention.self.value"), b_.ints(heads)});
+      std::string scores = b_.node(
+          "Mul", {b_.node("MatMul", {transpose(q, {0, 2, 1, 3}), transpose(k, {0, 2, 3, 1})}),
+                  b_.scalar(1.0f / std::sqrt(static_cast<float>(s_.head_dim)))});
+      std::string adder = b_.node(
+          "Mul", {b_.node("Sub", {b_.scalar(1.0f), unsqueeze(mask, {1})}), b_.scalar(-10000.0f)});
+      std::string p = b_.node("Softmax", {b_.node("Add", {scores, adder})}, {attrInt("axis", 3)});
+      std::string ctx = transpose(b_.node("MatMul", {p, transpose(v, {0, 2, 1, 3})}), {0, 2, 1, 3});
+      std::string a =
+          tfDense(b_.node("Reshape", {ctx, b_.ints({-1, h})}), h, h, "attention.output.dense");
+      x = tfLayerNorm(b_.node("Add", {a, x}), "attention.output.LayerNorm");
+      std::string inter = tfGelu(tfDense(x, h, s_.ffn, "intermediate.dense"));
+      std::string o = tfDense(inter, s_.ffn, h, "output.dense");
+      x = tfLayerNorm(b_.node("Add", {o, x}), "output.LayerNorm");
+    }
+    return b_.node("Reshape", {x, b_.ints({-1, seq, h})});
+  }
+
   std::string gpt2() {
     const int h = s_.hidden;
     const bool where = *s_.causal_mask == CausalMask::kWhere;
@@ -1385,7 +1470,14 @@ onnx::ModelProto mergeDecoders(onnx::ModelProto first, onnx::ModelProto step) {
 ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   ExporterModelSpec s = spec;
   const bool ts = s.exporter == Exporter::kTorchScript;
-  if (s.opset == 0) s.opset = ts ? 17 : 18;
+  const bool tf = s.exporter == Exporter::kTf2onnx;
+  if (s.opset == 0) s.opset = ts ? 17 : tf ? 13 : 18;
+  if (tf && (s.family != ModelFamily::kBert || s.embeddings || !s.padding_mask ||
+             (s.attention && *s.attention != AttentionImpl::kEager) || s.causal_mask))
+    throw std::invalid_argument(
+        "tf2onnx builds bert's encoder from hidden_states with its input_mask (eager attention)");
+  if (tf && (s.opset < 10 || s.opset > 15))
+    throw std::invalid_argument("the tf2onnx exports are built at opsets 10-15");
   if (s.kv_heads == 0) s.kv_heads = s.family == ModelFamily::kLlama ? s.heads / 2 : s.heads;
   if (s.kv_heads == 0) s.kv_heads = 1;
   if (s.heads <= 0 || s.hidden <= 0 || s.layers <= 0)
@@ -1437,7 +1529,7 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument(encoder ? "the TorchScript exporter emits opsets 10-17"
                                         : "below opset 14 only bert, t5 and vit are built; the "
                                           "TorchScript exporter emits opsets up to 17");
-  if (!ts && (s.opset < 18 || s.opset > 24))
+  if (!ts && !tf && (s.opset < 18 || s.opset > 24))
     throw std::invalid_argument("the dynamo exporter emits opsets 18-24");
   const bool decoder_with_rope = s.family == ModelFamily::kLlama || s.family == ModelFamily::kPhi;
   if (*s.causal_mask == CausalMask::kSdpa && !decoder_with_rope &&
@@ -1509,11 +1601,13 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
     return mergeDecoders(makeExporterModel(first), makeExporterModel(step));
   }
   onnx::ModelProto model;
-  model.set_ir_version(s.exporter == Exporter::kTorchScript ? 8 : 9);
-  model.set_producer_name("pytorch");
-  model.set_producer_version(s.exporter == Exporter::kTorchScript ? "2.1.0"
-                             : s.unoptimized                      ? "2.4.0"
-                                                                  : "2.6.0");
+  const bool tf = s.exporter == Exporter::kTf2onnx;
+  model.set_ir_version(s.exporter == Exporter::kTorchScript ? 8 : tf ? 7 : 9);
+  model.set_producer_name(tf ? "tf2onnx" : "pytorch");
+  model.set_producer_version(tf                                     ? "1.16.1"
+                             : s.exporter == Exporter::kTorchScript ? "2.1.0"
+                             : s.unoptimized                        ? "2.4.0"
+                                                                    : "2.6.0");
   auto* opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(s.opset);
@@ -1522,6 +1616,7 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
 
   // A decoding step exported for one new token has a static sequence length.
   const std::string seq = s.one_token ? "1"
+                          : tf        ? std::to_string(kTfSequence)
                           : s.family == ModelFamily::kVit && s.embeddings
                               ? std::to_string(kVitPatches + 1)
                               : "seq";
@@ -1552,6 +1647,8 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
                  onnx::TensorProto::FLOAT,
                  {"batch", std::to_string(s.kv_heads), "past", std::to_string(s.head_dim)});
     }
+  } else if (tf) {
+    addInput(g, "attention_mask", onnx::TensorProto::INT32, {"batch", seq});
   } else if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
              s.family == ModelFamily::kT5) {
     if (s.padding_mask) addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
@@ -1689,7 +1786,15 @@ const char* familyName(ModelFamily family) {
 }
 
 const char* exporterName(Exporter exporter) {
-  return exporter == Exporter::kTorchScript ? "torchscript" : "dynamo";
+  switch (exporter) {
+    case Exporter::kTorchScript:
+      return "torchscript";
+    case Exporter::kDynamo:
+      return "dynamo";
+    case Exporter::kTf2onnx:
+      return "tf2onnx";
+  }
+  return "?";
 }
 
 bool parseFamily(const std::string& name, ModelFamily* family) {
@@ -1704,7 +1809,7 @@ bool parseFamily(const std::string& name, ModelFamily* family) {
 }
 
 bool parseExporter(const std::string& name, Exporter* exporter) {
-  for (Exporter e : {Exporter::kTorchScript, Exporter::kDynamo})
+  for (Exporter e : {Exporter::kTorchScript, Exporter::kDynamo, Exporter::kTf2onnx})
     if (name == exporterName(e)) {
       *exporter = e;
       return true;

@@ -62,7 +62,11 @@ enum class ModelFamily { kBert, kGpt2, kLlama, kPhi, kHeads, kT5, kVit };
 /// vit with `embeddings`: pixel_values [batch, 3, kVitImage, kVitImage] cut into
 /// kVitPatch-sized patches, kVitPatches of them (plus the cls token: the sequence).
 constexpr int kVitImage = 8, kVitPatch = 4, kVitPatches = 4;
-enum class Exporter { kTorchScript, kDynamo };
+/// kTf2onnx: TensorFlow's BERT (google-research/bert's modeling.py, the ONNX model zoo's
+/// BERT-SQuAD) converted by tf2onnx; bert only, opsets 10-15, a static sequence of
+/// kTfSequence tokens (TensorFlow 1 graphs fix max_seq_length), an int32 input_mask.
+enum class Exporter { kTorchScript, kDynamo, kTf2onnx };
+constexpr int kTfSequence = 8;
 
 /// How future positions are masked. GPT-2: kWhere or kAdd. LLaMA and Phi: kSdpa, or else
 /// the additive attention_mask input HF prepares once. heads: kWhere only (per head, in

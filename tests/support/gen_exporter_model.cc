@@ -22,7 +22,7 @@ using onnx_rewrite::testing::ExporterModelSpec;
 
 const char* kUsage =
     "usage: gen_exporter_model --family bert|gpt2|llama|phi|heads|t5|vit\n"
-    "         [--exporter torchscript|dynamo]\n"
+    "         [--exporter torchscript|dynamo|tf2onnx]\n"
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa|bool|to4d] [--rope-cache gather|computed]\n"

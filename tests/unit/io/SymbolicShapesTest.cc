@@ -124,6 +124,30 @@ g (float[B, 2, S, 4] h) => (float[B, 2, S, 4] y) <int64 i0 = {0}, int64 two = {2
   EXPECT_EQ(dimName(m, "z", 0), "unk__(2*B)") << "B * 2 is 2 * B";
 }
 
+TEST(SymbolicShapes, SizesFlattenedRowsOfAStaticSequence) {
+  // TensorFlow's BERT: reshape_to_matrix [B, 4, 8] -> [-1, 8] is 4*B rows, a linear form;
+  // the head split [-1, 4, 2, 4] of a projection of them has B again, and the context
+  // flattened back has the same 4*B rows as the input (the residual Add's operands agree).
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 7, opset_import: ["" : 12]>
+g (float[B, 4, 8] x) => (float[B, 4, 8] y) <int64[2] rows = {-1, 8}, int64[4] heads = {-1, 4, 2, 4},
+ int64[3] back = {-1, 4, 8}, float[8, 8] w = {0.0}> {
+  flat = Reshape(x, rows)
+  p = MatMul(flat, w)
+  h = Reshape(p, heads)
+  t = Transpose <perm = [0, 2, 1, 3]> (h)
+  c = Transpose <perm = [0, 2, 1, 3]> (t)
+  r = Reshape(c, rows)
+  s = Add(r, flat)
+  y = Reshape(s, back)
+}
+)");
+  EXPECT_EQ(dimName(m, "flat", 0), "unk__(4*B)");
+  EXPECT_EQ(shapeOf(m, "h"), "[B, 4, 2, 4]") << "4*B * 8 / (4 * 2 * 4) is B";
+  EXPECT_EQ(dimName(m, "r", 0), "unk__(4*B)") << "the same rows as flat";
+  EXPECT_EQ(shapeOf(m, "y"), "[B, 4, 8]");
+}
+
 TEST(SymbolicShapes, SizesTorchReshapeGemmReshape) {
   // x.view(-1, x.size(-1)) @ W + b, then .view(x.size(0), x.size(1), 12); Split in three.
   const onnx::ModelProto m = inferred(R"(

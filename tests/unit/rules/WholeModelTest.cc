@@ -175,6 +175,12 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.opset = 10, s.embeddings = true; }));
   cases.push_back(makeCase(ModelFamily::kT5, Exporter::kTorchScript, "_opset10",
                            [](ExporterModelSpec& s) { s.opset = 10; }));
+  // TensorFlow's BERT through tf2onnx (the model zoo's BERT-SQuAD at opset 10; 13 is
+  // tf2onnx's default today): the encoder on flattened rows, TensorFlow's LayerNorm and
+  // tanh GELU.
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTf2onnx));
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTf2onnx, "_opset10",
+                           [](ExporterModelSpec& s) { s.opset = 10; }));
   // BERT from input_ids: its embeddings become one EmbedLayerNormalization, whether the
   // LayerNorm is written out (opset 11) or one op (17, 18).
   cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_opset11_embeddings",
@@ -497,6 +503,7 @@ TEST_P(WholeModel, KeepsBatchAndSeqSymbolicInValueInfo) {
   // ONNX's inference (1.12), which the generator runs in place of torch.onnx's, leaves every
   // Reshape to a computed shape unsized below opset 13: the rules must fuse without them.
   if (testing::resolved(spec()).opset < 13) GTEST_SKIP() << "unsized Reshapes below opset 13";
+  if (spec().exporter == Exporter::kTf2onnx) GTEST_SKIP() << "tf2onnx's rows [-1, hidden]";
   onnx::ModelProto m = model();
   std::map<std::string, const onnx::ValueInfoProto*> info;
   for (const auto& v : m.graph().value_info()) info[v.name()] = &v;
@@ -548,7 +555,14 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
   };
   rejects([](ExporterModelSpec& s) { s.opset = 18; });  // TorchScript stops at 17
   rejects([](ExporterModelSpec& s) { s.exporter = Exporter::kDynamo, s.opset = 17; });
-  rejects([](ExporterModelSpec& s) { s.kv_heads = 3; });  // 4 heads in groups of 3
+  rejects([](ExporterModelSpec& s) { s.kv_heads = 3; });                   // 4 heads in groups of 3
+  rejects([](ExporterModelSpec& s) { s.exporter = Exporter::kTf2onnx; });  // llama
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kBert, s.exporter = Exporter::kTf2onnx, s.embeddings = true;
+  });
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kBert, s.exporter = Exporter::kTf2onnx, s.opset = 16;
+  });
   rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kBert, s.kv_heads = 2; });
   rejects([](ExporterModelSpec& s) { s.rotary_dim = 3; });
   rejects([](ExporterModelSpec& s) {
