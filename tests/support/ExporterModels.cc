@@ -989,11 +989,11 @@ class ModelWriter {
     return b_.node("Mul", {x, cdf});
   }
 
-  /// transformer_model on rows: reshape_to_matrix once, per layer the Q/K/V dense layers
-  /// split into heads by constant shapes [-1, seq, N, H] (K's two transposes merged by
+  /// transformer_model on rows: reshape_to_matrix once ([-1, hidden]), per layer the Q/K/V
+  /// dense layers split into heads [batch, seq, N, H] (K's two transposes merged by
   /// tf2onnx's optimizer), scores times 1/sqrt(H) plus (1 - expand_dims(mask, 1)) * -10000,
-  /// the context back to rows [-1, N*H], residual Adds and LayerNorms on rows, and
-  /// reshape_from_matrix at the end. The mask is create_attention_mask_from_input_mask's
+  /// the context back to rows [batch * seq, N*H], residual Adds and LayerNorms on rows, and
+  /// reshape_from_matrix ([-1, seq, hidden]) at the end. The mask is create_attention_mask_from_input_mask's
   /// [batch, seq, seq]: ones [batch, seq, 1] times the float input_mask viewed [batch, 1,
   /// seq].
   std::string bertTf() {
@@ -1010,14 +1010,21 @@ class ModelWriter {
     std::string mask = b_.node("Mul", {ones, to_mask});
     std::string x = b_.node(
         "Reshape", {tfLayerNorm("hidden_states", "embeddings.LayerNorm"), b_.ints({-1, h})});
-    const Ints heads = {-1, seq, s_.heads, s_.head_dim};
+    // get_shape_list's batch_size, with the batch unknown, is tf.shape(x)[0] (Shape, then
+    // StridedSlice as Slice and Squeeze); tf.reshape's shape lists are tf.stack'ed around it
+    // (Unsqueeze, Concat), their static sizes folded into constants.
+    std::string first = b_.node(
+        "Slice", {b_.node("Shape", {"hidden_states"}), b_.ints({0}), b_.ints({1}), b_.ints({0})});
+    std::string b = s_.opset >= 13 ? b_.node("Squeeze", {first, b_.ints({0})})
+                                   : b_.node("Squeeze", {first}, axesAttr({0}));
+    const std::string heads = concat({unsqueeze(b, {0}), b_.ints({seq, s_.heads, s_.head_dim})});
+    const std::string rows =
+        concat({unsqueeze(b_.node("Mul", {b, b_.ints({seq}, true)}), {0}), b_.ints({h})});
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "encoder.layer");
-      std::string q =
-          b_.node("Reshape", {tfDense(x, h, h, "attention.self.query"), b_.ints(heads)});
-      std::string k = b_.node("Reshape", {tfDense(x, h, h, "attention.self.key"), b_.ints(heads)});
-      std::string v =
-          b_.node("Reshape", {tfDense(x, h, h, "attention.self.value"), b_.ints(heads)});
+      std::string q = b_.node("Reshape", {tfDense(x, h, h, "attention.self.query"), heads});
+      std::string k = b_.node("Reshape", {tfDense(x, h, h, "attention.self.key"), heads});
+      std::string v = b_.node("Reshape", {tfDense(x, h, h, "attention.self.value"), heads});
       std::string scores = b_.node(
           "Mul", {b_.node("MatMul", {transpose(q, {0, 2, 1, 3}), transpose(k, {0, 2, 3, 1})}),
                   b_.scalar(1.0f / std::sqrt(static_cast<float>(s_.head_dim)))});
@@ -1025,8 +1032,7 @@ class ModelWriter {
           "Mul", {b_.node("Sub", {b_.scalar(1.0f), unsqueeze(mask, {1})}), b_.scalar(-10000.0f)});
       std::string p = b_.node("Softmax", {b_.node("Add", {scores, adder})}, {attrInt("axis", 3)});
       std::string ctx = transpose(b_.node("MatMul", {p, transpose(v, {0, 2, 1, 3})}), {0, 2, 1, 3});
-      std::string a =
-          tfDense(b_.node("Reshape", {ctx, b_.ints({-1, h})}), h, h, "attention.output.dense");
+      std::string a = tfDense(b_.node("Reshape", {ctx, rows}), h, h, "attention.output.dense");
       x = tfLayerNorm(b_.node("Add", {a, x}), "attention.output.LayerNorm");
       std::string inter = tfGelu(tfDense(x, h, s_.ffn, "intermediate.dense"));
       std::string o = tfDense(inter, s_.ffn, h, "output.dense");

@@ -38,6 +38,11 @@ for family in gpt2 llama; do
   node "$compare" "$model" "$model" --dim batch=2 --dim seq=5 --dim past=0 --dim total=5 \
     $("$gen" --family "$family" --merged --oracle-args) --int-range use_cache_branch=0:1 >/dev/null
 done
+# TensorFlow's BERT through tf2onnx: a static sequence of 8, an int32 input_mask.
+"$gen" --family bert --exporter tf2onnx --opset 10 -o "$tmp/bert_tf.onnx"
+# shellcheck disable=SC2046
+node "$compare" "$tmp/bert_tf.onnx" "$tmp/bert_tf.onnx" --dim batch=2 \
+  $("$gen" --family bert --exporter tf2onnx --oracle-args) >/dev/null
 "$gen" --family llama --exporter dynamo --presents --layers 1 -o "$tmp/llama_first.onnx"
 "$gen" --family llama --exporter dynamo --causal-mask sdpa --sdpa-gqa --layers 1 -o "$tmp/gqa.onnx"
 # shellcheck disable=SC2046
@@ -66,4 +71,7 @@ fails --family vit --opset 11 --attention sdpa -o "$tmp/x.onnx"
 fails --family llama --past --presents -o "$tmp/x.onnx"
 fails --family llama --exporter torchscript --causal-mask sdpa --sdpa-gqa -o "$tmp/x.onnx"
 fails --family llama --exporter dynamo --sdpa-gqa -o "$tmp/x.onnx"
+fails --family gpt2 --exporter tf2onnx -o "$tmp/x.onnx"
+fails --family bert --exporter tf2onnx --embeddings -o "$tmp/x.onnx"
+fails --family bert --exporter tf2onnx --opset 17 -o "$tmp/x.onnx"
 echo "gen_exporter_model: OK"
