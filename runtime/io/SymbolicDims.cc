@@ -62,19 +62,19 @@ Sym addSyms(const Sym& a, const Sym& b, int64_t sign) {
   return r;
 }
 
-Sym symOfDim(const onnx::TensorShapeProto::Dimension& dim) {
+Sym symOfDim(const onnx::TensorShapeProto::Dimension& dim, bool declared) {
   if (dim.has_dim_value()) return dim.dim_value() >= 0 ? Sym::of(dim.dim_value()) : Sym::unknown();
-  if (isUnknownDim(dim)) return Sym::unknown();
+  if (declared ? dim.dim_param().empty() : isUnknownDim(dim)) return Sym::unknown();
   return Sym::symbol(dim.dim_param());
 }
 
-Facts factsOfType(const onnx::TypeProto& type) {
+Facts factsOfType(const onnx::TypeProto& type, bool declared) {
   Facts f;
   if (!type.has_tensor_type()) return f;
   f.elem = type.tensor_type().elem_type();
   if (!type.tensor_type().has_shape()) return f;
   Dims dims;
-  for (const auto& d : type.tensor_type().shape().dim()) dims.push_back(symOfDim(d));
+  for (const auto& d : type.tensor_type().shape().dim()) dims.push_back(symOfDim(d, declared));
   f.shape = std::move(dims);
   return f;
 }

@@ -100,10 +100,13 @@ struct Facts {
   std::optional<IntSpan> span;  ///< the elements as a span of ints, of any length
 };
 
-/// A dim of an ONNX shape: unknown for no value and no name, or a name ONNX made up (unk__).
-Sym symOfDim(const onnx::TensorShapeProto::Dimension& dim);
-/// What a TypeProto says (element type and dims); nothing for non-tensors.
-Facts factsOfType(const onnx::TypeProto& type);
+/// A dim of an ONNX shape: unknown for no value and no name, or a name ONNX made up (unk__)
+/// unless `declared` (a graph input's: tf2onnx names its unknown dims unk__N there, and one
+/// name is one dim as any other).
+Sym symOfDim(const onnx::TensorShapeProto::Dimension& dim, bool declared = false);
+/// What a TypeProto says (element type and dims); nothing for non-tensors. `declared`: a
+/// graph input's type (symOfDim).
+Facts factsOfType(const onnx::TypeProto& type, bool declared = false);
 /// The element count of `dims` when every dim is an int, at most `limit`; else nullopt.
 std::optional<int64_t> staticCount(const Dims& dims, int64_t limit = kMaxFoldedElements);
 /// Numpy broadcasting of two shapes; nullopt when two ints other than 1 differ.

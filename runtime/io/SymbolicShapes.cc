@@ -415,7 +415,7 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, cons
     const int id = ids.find(in.name());
     if (id < 0) continue;
     is_input[static_cast<size_t>(id)] = 1;
-    scope.entry(id) = factsOfType(in.type());
+    scope.entry(id) = factsOfType(in.type(), /*declared=*/true);
   }
   for (const onnx::TensorProto& t : g.initializer()) {
     const int id = ids.find(t.name());

@@ -993,9 +993,9 @@ class ModelWriter {
   /// dense layers split into heads [batch, seq, N, H] (K's two transposes merged by
   /// tf2onnx's optimizer), scores times 1/sqrt(H) plus (1 - expand_dims(mask, 1)) * -10000,
   /// the context back to rows [batch * seq, N*H], residual Adds and LayerNorms on rows, and
-  /// reshape_from_matrix ([-1, seq, hidden]) at the end. The mask is create_attention_mask_from_input_mask's
-  /// [batch, seq, seq]: ones [batch, seq, 1] times the float input_mask viewed [batch, 1,
-  /// seq].
+  /// reshape_from_matrix ([-1, seq, hidden]) at the end. The mask is
+  /// create_attention_mask_from_input_mask's [batch, seq, seq]: ones [batch, seq, 1] times the
+  /// float input_mask viewed [batch, 1, seq].
   std::string bertTf() {
     const int h = s_.hidden;
     const int64_t seq = kTfSequence;
@@ -1634,8 +1634,9 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
     if (s.family == ModelFamily::kBert)
       addInput(g, "token_type_ids", onnx::TensorProto::INT64, {"batch", "seq"});
   } else {
+    // tf2onnx names each unknown dim of the inputs and outputs unk__N, one name per dim.
     addInput(g, "hidden_states", onnx::TensorProto::FLOAT,
-             {"batch", seq, std::to_string(s.hidden)});
+             {tf ? "unk__0" : "batch", seq, std::to_string(s.hidden)});
   }
   if (s.past || s.presents) {
     if (s.padding_mask)
@@ -1654,7 +1655,7 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
                  {"batch", std::to_string(s.kv_heads), "past", std::to_string(s.head_dim)});
     }
   } else if (tf) {
-    addInput(g, "attention_mask", onnx::TensorProto::INT32, {"batch", seq});
+    addInput(g, "attention_mask", onnx::TensorProto::INT32, {"unk__1", seq});
   } else if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
              s.family == ModelFamily::kT5) {
     if (s.padding_mask) addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
@@ -1684,7 +1685,7 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
   out->set_name("last_hidden_state");
   auto* t = out->mutable_type()->mutable_tensor_type();
   t->set_elem_type(onnx::TensorProto::FLOAT);
-  t->mutable_shape()->add_dim()->set_dim_param("batch");
+  t->mutable_shape()->add_dim()->set_dim_param(tf ? "unk__2" : "batch");
   if (seq != "seq")
     t->mutable_shape()->add_dim()->set_dim_value(std::stoi(seq));
   else

@@ -64,7 +64,9 @@ enum class ModelFamily { kBert, kGpt2, kLlama, kPhi, kHeads, kT5, kVit };
 constexpr int kVitImage = 8, kVitPatch = 4, kVitPatches = 4;
 /// kTf2onnx: TensorFlow's BERT (google-research/bert's modeling.py, the ONNX model zoo's
 /// BERT-SQuAD) converted by tf2onnx; bert only, opsets 10-15, a static sequence of
-/// kTfSequence tokens (TensorFlow 1 graphs fix max_seq_length), an int32 input_mask.
+/// kTfSequence tokens (TensorFlow 1 graphs fix max_seq_length), an int32 input_mask, and
+/// the batch named as tf2onnx names unknown dims: unk__0 (hidden_states), unk__1
+/// (attention_mask), unk__2 (the output).
 enum class Exporter { kTorchScript, kDynamo, kTf2onnx };
 constexpr int kTfSequence = 8;
 

@@ -148,6 +148,21 @@ g (float[B, 4, 8] x) => (float[B, 4, 8] y) <int64[2] rows = {-1, 8}, int64[4] he
   EXPECT_EQ(shapeOf(m, "y"), "[B, 4, 8]");
 }
 
+TEST(SymbolicShapes, TakesTheUnkNamesOfGraphInputsAsSymbols) {
+  // tf2onnx names every unknown dim of the inputs unk__N: a declared name, one dim wherever
+  // it flows. The same name on an intermediate is ONNX's guess and stays unknown.
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 7, opset_import: ["" : 12]>
+g (float[unk__5, 4, 8] x) => (float[unk__9, 4, 8] y) <int64[2] rows = {-1, 8}> {
+  flat = Reshape(x, rows)
+  r = Relu(flat)
+  y = Relu(x)
+}
+)");
+  EXPECT_EQ(dimName(m, "flat", 0), "unk__(4*unk__5)");
+  EXPECT_EQ(dimName(m, "r", 0), "unk__(4*unk__5)");
+}
+
 TEST(SymbolicShapes, SizesTorchReshapeGemmReshape) {
   // x.view(-1, x.size(-1)) @ W + b, then .view(x.size(0), x.size(1), 12); Split in three.
   const onnx::ModelProto m = inferred(R"(
