@@ -44,6 +44,7 @@ const OpId kCastLike = OpId::get("", "CastLike");
 const OpId kConcat = OpId::get("", "Concat");
 const OpId kDiv = OpId::get("", "Div");
 const OpId kDropout = OpId::get("", "Dropout");
+const OpId kEinsum = OpId::get("", "Einsum");
 const OpId kGather = OpId::get("", "Gather");
 const OpId kGemm = OpId::get("", "Gemm");
 const OpId kIdentity = OpId::get("", "Identity");
@@ -73,8 +74,9 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   /// x
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
   /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 98:19, reshape_back 212:27,
-  /// transpose_through_3d 226:19, transpose_pair 238:32, gemm_of_flattened_rows 254:19,
-  /// heads_of_flat_rows 283:19, add_computed_zero 371:15)
+  /// transpose_through_3d 226:19, transpose_pair 238:32, gemm_of_flattened_rows 256:19,
+  /// heads_of_flat_rows 286:19, einsum_as_matmul 322:18, softmax_of_a_shift 335:23,
+  /// add_computed_zero 401:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -105,14 +107,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// z
-  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 371:18)
+  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 401:18)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
     return bind(Ids::kZ, v) && k();
   }
 
   /// y = Add(x, z)
-  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 371:11)
+  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 401:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -165,24 +167,24 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 118:19, gemm_of_flattened_rows 254:22,
-  /// flat_rows_of_heads 303:26, reshape_to_own_shape 318:22, where_never_true 349:20,
-  /// where_always_true 360:23)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 118:19, gemm_of_flattened_rows 256:22,
+  /// flat_rows_of_heads 306:26, reshape_to_own_shape 348:22, where_never_true 379:20,
+  /// where_always_true 390:23)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
   /// vh
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 119:44, flat_rows_of_heads 303:30)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 119:44, flat_rows_of_heads 306:30)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(Ids::kVh)) return same(Ids::kVh, v) && k();
     return bind(Ids::kVh, v) && k();
   }
 
   /// s
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 120:52, gemm_of_flattened_rows 257:22,
-  /// heads_of_flat_rows 285:24, flat_rows_of_heads 304:52)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 120:52, gemm_of_flattened_rows 260:22,
+  /// heads_of_flat_rows 288:24, flat_rows_of_heads 307:52)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
@@ -281,22 +283,23 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// w
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 255:20, heads_of_flat_rows 283:22)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 257:20, heads_of_flat_rows 286:22,
+  /// einsum_as_matmul 322:21)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
     return bind(Ids::kW, v) && k();
   }
 
   /// c
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 255:23, where_never_true 349:17,
-  /// where_always_true 360:17)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 257:23, softmax_of_a_shift 335:26,
+  /// where_never_true 379:17, where_always_true 390:17)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
   }
 
   /// b
-  /// (rules/canonicalize.yaml: heads_of_flat_rows 284:19, where_never_true 349:23)
+  /// (rules/canonicalize.yaml: heads_of_flat_rows 287:19, where_never_true 379:23)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
@@ -3345,7 +3348,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:251
+// Generated from: rules/canonicalize.yaml:253
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -3353,8 +3356,8 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:251:5",
-    9,  // root expr
+    "rules/canonicalize.yaml:253:5",
+    12,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
     0,  // attribute captures
@@ -3362,47 +3365,55 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:254:19", 0},
+      {"x", "rules/canonicalize.yaml:256:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:254:22"},
+      {"_", "rules/canonicalize.yaml:256:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:254:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:256:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:255:20", 2},
+      {"w", "rules/canonicalize.yaml:257:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:255:23", 3},
+      {"c", "rules/canonicalize.yaml:257:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:255:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:255:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:257:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:257:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:255:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:257:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:255:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:257:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:255:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:257:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:256:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:256:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:258:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:258:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:256:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:258:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:256:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:258:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
-      // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"g", "rules/canonicalize.yaml:256:12", 4},
-      // 8: s
-      {"s", "rules/canonicalize.yaml:257:22", 5},
-      // 9: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:257:11", 6, 2},
+      // 7: MatMul(f, w)
+      {"MatMul", "rules/canonicalize.yaml:259:18", gen::kNoSlot, 2},
+      // 8: Add(MatMul(f, w), c)
+      {"Add", "rules/canonicalize.yaml:259:14", gen::kNoSlot, 2},
+      // 9: MatMul(f, w)
+      {"MatMul", "rules/canonicalize.yaml:259:43", gen::kNoSlot, 2},
+      // 10: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0) | Add(MatMul(f, w), c) | MatMul(f, w)
+      {"g", "rules/canonicalize.yaml:258:12", 4},
+      // 11: s
+      {"s", "rules/canonicalize.yaml:260:22", 5},
+      // 12: Reshape(g, s)
+      {"Reshape", "rules/canonicalize.yaml:260:11", 6, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:259:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+    {{Check::kRank, "rules/canonicalize.yaml:262:12", "f", 1, {}, {}, "", nullptr, gen::kNoSlot,
+      {2}},
+     {Check::kNative, "rules/canonicalize.yaml:262:21", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:260:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:263:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
-    {{true, "", -1, -1, {{{7, 0}}}}, {}},
+    {{true, "", -1, -1, {{{10, 0}, {10, 2}}}}, {}},
   };
   return spec;
 }
@@ -3417,9 +3428,12 @@ struct GemmOfFlattenedRowsIds {
     kC = 4,
     kGemm5 = 5,
     kGemm6 = 6,
-    kG = 7,
-    kS = 8,
-    kY = 9,
+    kMatMul7 = 7,
+    kAdd = 8,
+    kMatMul9 = 9,
+    kG = 10,
+    kS = 11,
+    kY = 12,
   };
 };
 
@@ -3465,7 +3479,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny, matchW, matchC, matchS.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:254:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:256:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -3474,7 +3488,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:255:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:257:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -3487,7 +3501,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:256:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:258:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -3496,8 +3510,40 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchF(input(n, 0), [&] { return matchW(input(n, 1), k); });
   }
 
+  /// MatMul(f, w)  (rules/canonicalize.yaml:259:18)
+  bool matchMatMul7(ValueId v, gen::Next k) {
+    if (seen(kMatMul7)) return same(kMatMul7, v) && k();
+    if (!bind(kMatMul7, v)) return false;
+    const NodeId n = node(kMatMul7, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul7, n, v)) return false;
+    return matchF(input(n, 0), [&] { return matchW(input(n, 1), k); });
+  }
+
+  /// Add(MatMul(f, w), c)  (rules/canonicalize.yaml:259:14)
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(kAdd)) return same(kAdd, v) && k();
+    if (!bind(kAdd, v)) return false;
+    const NodeId n = node(kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul7(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul7(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// MatMul(f, w)  (rules/canonicalize.yaml:259:43)
+  bool matchMatMul9(ValueId v, gen::Next k) {
+    if (seen(kMatMul9)) return same(kMatMul9, v) && k();
+    if (!bind(kMatMul9, v)) return false;
+    const NodeId n = node(kMatMul9, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul9, n, v)) return false;
+    return matchF(input(n, 0), [&] { return matchW(input(n, 1), k); });
+  }
+
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0)  (rules/canonicalize.yaml:256:12)
+  /// transB=0) | Add(MatMul(f, w), c) | MatMul(f, w)  (rules/canonicalize.yaml:258:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -3506,10 +3552,14 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     undo(m);
     if (choose(kG, 1) && matchGemm6(v, k)) return true;  // @plain
     undo(m);
+    if (choose(kG, 2) && matchAdd(v, k)) return true;  // @bias
+    undo(m);
+    if (choose(kG, 3) && matchMatMul9(v, k)) return true;  // @plain
+    undo(m);
     return false;
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:257:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:260:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3520,24 +3570,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:262:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:265:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:264:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:264:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:267:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:267:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:264:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:267:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:264:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:267:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:262:9",
-        "rules/canonicalize.yaml:264:15")) return false;
+        "rules/canonicalize.yaml:265:9",
+        "rules/canonicalize.yaml:267:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3569,22 +3619,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:265:9:
+  /// Variant 1, rules/canonicalize.yaml:268:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:266:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:266:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:269:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:269:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:266:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:269:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:265:9",
-        "rules/canonicalize.yaml:266:15")) return false;
+        "rules/canonicalize.yaml:268:9",
+        "rules/canonicalize.yaml:269:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3618,7 +3668,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:251:5",
+            "rules/canonicalize.yaml:253:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -3640,7 +3690,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:277
+// Generated from: rules/canonicalize.yaml:280
 // heads_of_flat_rows (priority 995): Reshape(MatMul(x, w) (+ b), s) of rows x [T, I] into heads [d0, S, N, H] is that Reshape of the projection of x viewed as [-1, S, I].
 //===----------------------------------------------------------------------===//
 
@@ -3648,7 +3698,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specHeadsOfFlatRows() {
   static const gen::RuleSpec spec = {
     "heads_of_flat_rows",
-    "rules/canonicalize.yaml:277:5",
+    "rules/canonicalize.yaml:280:5",
     8,  // root expr
     // slots
     {"x", "w", "p", "b", "pb", "s", "r"},
@@ -3657,30 +3707,30 @@ const gen::RuleSpec& specHeadsOfFlatRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:283:19", 0},
+      {"x", "rules/canonicalize.yaml:286:19", 0},
       // 1: w
-      {"w", "rules/canonicalize.yaml:283:22", 1},
+      {"w", "rules/canonicalize.yaml:286:22", 1},
       // 2: MatMul(x, w)
-      {"MatMul", "rules/canonicalize.yaml:283:12", 2, 2},
+      {"MatMul", "rules/canonicalize.yaml:286:12", 2, 2},
       // 3: b
-      {"b", "rules/canonicalize.yaml:284:19", 3},
+      {"b", "rules/canonicalize.yaml:287:19", 3},
       // 4: Add(p, b)
-      {"Add", "rules/canonicalize.yaml:284:12", 4, 2},
+      {"Add", "rules/canonicalize.yaml:287:12", 4, 2},
       // 5: s
-      {"s", "rules/canonicalize.yaml:285:24", 5},
+      {"s", "rules/canonicalize.yaml:288:24", 5},
       // 6: Reshape(pb, s)
-      {"Reshape", "rules/canonicalize.yaml:285:12", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:288:12", gen::kNoSlot, 2},
       // 7: Reshape(p, s)
-      {"Reshape", "rules/canonicalize.yaml:285:35", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:288:35", gen::kNoSlot, 2},
       // 8: Reshape(pb, s) | Reshape(p, s)
-      {"r", "rules/canonicalize.yaml:285:33", 6},
+      {"r", "rules/canonicalize.yaml:288:33", 6},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:287:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:290:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {2}},
-     {Check::kRank, "rules/canonicalize.yaml:288:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:291:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}},
-     {Check::kNative, "rules/canonicalize.yaml:289:12", "r", gen::kNoSlot, {"r", "w"}, {6, 1},
+     {Check::kNative, "rules/canonicalize.yaml:292:12", "r", gen::kNoSlot, {"r", "w"}, {6, 1},
       "splits_flat_rows", gen::nativePredicate("splits_flat_rows")}},
     // rewrite variants
     {{true, "", -1, -1, {{{8, 0}}}}, {}},
@@ -3745,7 +3795,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchW, matchB, matchS.
 
-  /// p = MatMul(x, w)  (rules/canonicalize.yaml:283:12)
+  /// p = MatMul(x, w)  (rules/canonicalize.yaml:286:12)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -3754,7 +3804,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchX(input(n, 0), [&] { return matchW(input(n, 1), k); });
   }
 
-  /// pb = Add(p, b)  (rules/canonicalize.yaml:284:12)
+  /// pb = Add(p, b)  (rules/canonicalize.yaml:287:12)
   bool matchPb(ValueId v, gen::Next k) {
     if (seen(kPb)) return same(kPb, v) && k();
     if (!bind(kPb, v)) return false;
@@ -3768,7 +3818,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchP(in1, [&] { return matchB(in0, k); });
   }
 
-  /// Reshape(pb, s)  (rules/canonicalize.yaml:285:12)
+  /// Reshape(pb, s)  (rules/canonicalize.yaml:288:12)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -3777,7 +3827,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchPb(input(n, 0), [&] { return matchS(input(n, 1), k); });
   }
 
-  /// Reshape(p, s)  (rules/canonicalize.yaml:285:35)
+  /// Reshape(p, s)  (rules/canonicalize.yaml:288:35)
   bool matchReshape7(ValueId v, gen::Next k) {
     if (seen(kReshape7)) return same(kReshape7, v) && k();
     if (!bind(kReshape7, v)) return false;
@@ -3786,7 +3836,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchP(input(n, 0), [&] { return matchS(input(n, 1), k); });
   }
 
-  /// r = Reshape(pb, s) | Reshape(p, s)  (rules/canonicalize.yaml:285:33)
+  /// r = Reshape(pb, s) | Reshape(p, s)  (rules/canonicalize.yaml:288:33)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -3800,31 +3850,31 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:293:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:296:9:
   ///   r = Reshape(Add(MatMul(Reshape(x, tensor(helper, flat_rows_shape)), w), b), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:291:19", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:294:19", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("flat_rows_shape"),
         {kSlotR, kSlotW},
         {"r", "w"},
-        "rules/canonicalize.yaml:291:22");
+        "rules/canonicalize.yaml:294:22");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:294:39", "w")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:297:39", "w")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:294:43", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:297:43", "b")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:294:47", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:297:47", "s")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotR,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:293:9",
-        "rules/canonicalize.yaml:294:17")) return false;
+        "rules/canonicalize.yaml:296:9",
+        "rules/canonicalize.yaml:297:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3864,29 +3914,29 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:295:9:
+  /// Variant 1, rules/canonicalize.yaml:298:9:
   ///   r = Reshape(MatMul(Reshape(x, tensor(helper, flat_rows_shape)), w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:291:19", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:294:19", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("flat_rows_shape"),
         {kSlotR, kSlotW},
         {"r", "w"},
-        "rules/canonicalize.yaml:291:22");
+        "rules/canonicalize.yaml:294:22");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:295:35", "w")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:298:35", "w")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:295:39", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:298:39", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotR,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:295:9",
-        "rules/canonicalize.yaml:295:17")) return false;
+        "rules/canonicalize.yaml:298:9",
+        "rules/canonicalize.yaml:298:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3928,7 +3978,7 @@ class HeadsOfFlatRowsRule : public RewritePattern {
             root,
             995,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:277:5",
+            "rules/canonicalize.yaml:280:5",
             {op::kReshape, op::kMatMul, op::kAdd}}),
         root_output_(root_output) {}
 
@@ -3950,7 +4000,7 @@ class HeadsOfFlatRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:297
+// Generated from: rules/canonicalize.yaml:300
 // flat_rows_of_heads (priority 995): Reshape(t, s) into rows [T, N*H] of the attention's context t [B, S, N, H] is that Reshape of t viewed as [B, S, N*H].
 //===----------------------------------------------------------------------===//
 
@@ -3958,7 +4008,7 @@ class HeadsOfFlatRowsRule : public RewritePattern {
 const gen::RuleSpec& specFlatRowsOfHeads() {
   static const gen::RuleSpec spec = {
     "flat_rows_of_heads",
-    "rules/canonicalize.yaml:297:5",
+    "rules/canonicalize.yaml:300:5",
     6,  // root expr
     // slots
     {"vh", "o", "s", "y"},
@@ -3967,26 +4017,26 @@ const gen::RuleSpec& specFlatRowsOfHeads() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:303:26"},
+      {"_", "rules/canonicalize.yaml:306:26"},
       // 1: Softmax(_)
-      {"Softmax", "rules/canonicalize.yaml:303:18", gen::kNoSlot, 1},
+      {"Softmax", "rules/canonicalize.yaml:306:18", gen::kNoSlot, 1},
       // 2: vh
-      {"vh", "rules/canonicalize.yaml:303:30", 0},
+      {"vh", "rules/canonicalize.yaml:306:30", 0},
       // 3: MatMul(Softmax(_), vh)
-      {"MatMul", "rules/canonicalize.yaml:303:11", 1, 2},
+      {"MatMul", "rules/canonicalize.yaml:306:11", 1, 2},
       // 4: Transpose(o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:304:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:304:32", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:307:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:307:32", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: s
-      {"s", "rules/canonicalize.yaml:304:52", 2},
+      {"s", "rules/canonicalize.yaml:307:52", 2},
       // 6: Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)
-      {"Reshape", "rules/canonicalize.yaml:304:11", 3, 2},
+      {"Reshape", "rules/canonicalize.yaml:307:11", 3, 2},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:306:13", "vh", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:309:13", "vh", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {4}},
-     {Check::kRank, "rules/canonicalize.yaml:307:13", "y", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:310:13", "y", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {2}}},
     // rewrite variants
     {{}},
@@ -4040,7 +4090,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny, matchVh, matchS.
 
-  /// Softmax(_)  (rules/canonicalize.yaml:303:18)
+  /// Softmax(_)  (rules/canonicalize.yaml:306:18)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -4049,7 +4099,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
     return matchAny(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(_), vh)  (rules/canonicalize.yaml:303:11)
+  /// o = MatMul(Softmax(_), vh)  (rules/canonicalize.yaml:306:11)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -4058,7 +4108,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:304:19)
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:307:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -4067,7 +4117,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:304:11)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:307:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4078,32 +4128,32 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:309:5:
+  /// Variant 0, rules/canonicalize.yaml:312:5:
   ///   o = o
   ///   y = Reshape(Reshape(Transpose(o, perm=[0, 2, 1, 3]), tensor([0, 0, -1])), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotO, "rules/canonicalize.yaml:308:11", "o")) return false;
+    if (!requireBound(kSlotO, "rules/canonicalize.yaml:311:11", "o")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 2, 1, 3}));
     std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t2) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:310:93", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:313:93", "s")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
     if (!replaceable(
         kSlotO,
         To::kRef,
         kSlotO,
-        "rules/canonicalize.yaml:309:5",
-        "rules/canonicalize.yaml:308:11")) return false;
+        "rules/canonicalize.yaml:312:5",
+        "rules/canonicalize.yaml:311:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:309:5",
-        "rules/canonicalize.yaml:310:11")) return false;
+        "rules/canonicalize.yaml:312:5",
+        "rules/canonicalize.yaml:313:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4144,7 +4194,7 @@ class FlatRowsOfHeadsRule : public RewritePattern {
             root,
             995,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:297:5",
+            "rules/canonicalize.yaml:300:5",
             {op::kTranspose, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -4166,7 +4216,326 @@ class FlatRowsOfHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:314
+// Generated from: rules/canonicalize.yaml:318
+// einsum_as_matmul (priority 1000): Einsum(x, w) whose equation multiplies x's last axis by a 2-D w ("abc,cd->abd") is MatMul(x, w).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule einsum_as_matmul for the shared checks and messages.
+const gen::RuleSpec& specEinsumAsMatmul() {
+  static const gen::RuleSpec spec = {
+    "einsum_as_matmul",
+    "rules/canonicalize.yaml:318:5",
+    2,  // root expr
+    // slots
+    {"x", "w", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:322:18", 0},
+      // 1: w
+      {"w", "rules/canonicalize.yaml:322:21", 1},
+      // 2: Einsum(x, w)
+      {"Einsum", "rules/canonicalize.yaml:322:11", 2, 2},
+    },
+    // constraints
+    {{Check::kElemType, "rules/canonicalize.yaml:324:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
+     {Check::kNative, "rules/canonicalize.yaml:325:12", "y", gen::kNoSlot, {"y"}, {2},
+      "matmul_equation", gen::nativePredicate("matmul_equation")}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule einsum_as_matmul (indices into its RuleSpec's exprs).
+struct EinsumAsMatmulIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kW = 1,
+    kY = 2,
+  };
+};
+
+/// The search of rule einsum_as_matmul: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class EinsumAsMatmulMatch : public CanonicalizeSharedMatch<EinsumAsMatmulIds> {
+ public:
+  EinsumAsMatmulMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<EinsumAsMatmulIds>(specEinsumAsMatmul(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotW = 1,
+    kSlotY = 2,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX, matchW.
+
+  /// y = Einsum(x, w)  (rules/canonicalize.yaml:322:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kEinsum);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchW(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:326:5:
+  ///   y = MatMul(x, w)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:327:18", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:327:21", "w")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:326:5",
+        "rules/canonicalize.yaml:327:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotW);
+    NodeSpec spec2;
+    spec2.op = op::kMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+  }
+};
+
+/// einsum_as_matmul as a RewritePattern.
+class EinsumAsMatmulRule : public RewritePattern {
+ public:
+  EinsumAsMatmulRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:318:5",
+            {op::kMatMul}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 12, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    EinsumAsMatmulMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:332
+// softmax_of_a_shift (priority 1000): Softmax(x + c) of a one-element constant c, |c| <= 1 (stable_softmax's 1e-9), is Softmax(x).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule softmax_of_a_shift for the shared checks and messages.
+const gen::RuleSpec& specSoftmaxOfAShift() {
+  static const gen::RuleSpec spec = {
+    "softmax_of_a_shift",
+    "rules/canonicalize.yaml:332:5",
+    3,  // root expr
+    // slots
+    {"x", "c", "y"},
+    1,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:335:23", 0},
+      // 1: c
+      {"c", "rules/canonicalize.yaml:335:26", 1},
+      // 2: Add(x, c)
+      {"Add", "rules/canonicalize.yaml:335:19", gen::kNoSlot, 2},
+      // 3: Softmax(Add(x, c), axis=capture(a))
+      {"Softmax", "rules/canonicalize.yaml:335:11", 2, 1,
+       {{"axis", "rules/canonicalize.yaml:335:30", Attr::kCapture, {}, true, gen::intLiteral(-1),
+         {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}, 0.0, 0.0, 0, "a"}}},
+    },
+    // constraints
+    {{Check::kScalar, "rules/canonicalize.yaml:337:12", "c", 1, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, true, true, -1.0, 1.0},
+     {Check::kNative, "rules/canonicalize.yaml:338:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+      "same_shape", gen::nativePredicate("same_shape")}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule softmax_of_a_shift (indices into its RuleSpec's exprs).
+struct SoftmaxOfAShiftIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kC = 1,
+    kAdd = 2,
+    kY = 3,
+  };
+};
+
+/// The search of rule softmax_of_a_shift: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class SoftmaxOfAShiftMatch : public CanonicalizeSharedMatch<SoftmaxOfAShiftIds> {
+ public:
+  SoftmaxOfAShiftMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<SoftmaxOfAShiftIds>(specSoftmaxOfAShift(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotC = 1,
+    kSlotY = 2,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX, matchC.
+
+  /// Add(x, c)  (rules/canonicalize.yaml:335:19)
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(kAdd)) return same(kAdd, v) && k();
+    if (!bind(kAdd, v)) return false;
+    const NodeId n = node(kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// y = Softmax(Add(x, c), axis=capture(a))  (rules/canonicalize.yaml:335:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:339:5:
+  ///   y = Softmax(x, axis=attr(a))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:340:19", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    std::optional<onnx::AttributeProto> a1_0 = captured(
+        0,
+        "axis",
+        "a",
+        "rules/canonicalize.yaml:340:22",
+        "rules/canonicalize.yaml:340:22");
+    if (!a1_0) return false;
+    attrs1.push_back(std::move(*a1_0));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:339:5",
+        "rules/canonicalize.yaml:340:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    NodeSpec spec1;
+    spec1.op = op::kSoftmax;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
+  }
+};
+
+/// softmax_of_a_shift as a RewritePattern.
+class SoftmaxOfAShiftRule : public RewritePattern {
+ public:
+  SoftmaxOfAShiftRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:332:5",
+            {op::kSoftmax}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    SoftmaxOfAShiftMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:344
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -4174,7 +4543,7 @@ class FlatRowsOfHeadsRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:314:5",
+    "rules/canonicalize.yaml:344:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -4183,14 +4552,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:318:19", 0},
+      {"t", "rules/canonicalize.yaml:348:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:318:22"},
+      {"_", "rules/canonicalize.yaml:348:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:318:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:348:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:320:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:350:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -4238,13 +4607,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:318:19)
+  /// t  (rules/canonicalize.yaml:348:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:318:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:348:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4255,18 +4624,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:321:5:
+  /// Variant 0, rules/canonicalize.yaml:351:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:322:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:352:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:321:5",
-        "rules/canonicalize.yaml:322:11")) return false;
+        "rules/canonicalize.yaml:351:5",
+        "rules/canonicalize.yaml:352:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4284,7 +4653,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:314:5",
+            "rules/canonicalize.yaml:344:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4306,7 +4675,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:326
+// Generated from: rules/canonicalize.yaml:356
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -4314,7 +4683,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:326:5",
+    "rules/canonicalize.yaml:356:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -4323,40 +4692,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:329:35", 0},
+      {"p", "rules/canonicalize.yaml:359:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:329:38", 1},
+      {"i0", "rules/canonicalize.yaml:359:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:329:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:329:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:359:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:359:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:329:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:329:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:359:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:359:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:329:75", 2},
+      {"i1", "rules/canonicalize.yaml:359:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:329:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:329:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:359:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:359:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:329:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:329:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:359:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:359:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:329:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:329:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:359:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:359:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:331:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:361:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:332:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:362:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:332:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:362:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:333:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:363:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:333:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:363:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -4404,19 +4773,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:329:35)
+  /// p  (rules/canonicalize.yaml:359:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:329:38)
+  /// i0  (rules/canonicalize.yaml:359:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:329:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:359:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -4425,7 +4794,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:329:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:359:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -4434,13 +4803,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:329:75)
+  /// i1  (rules/canonicalize.yaml:359:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:329:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:359:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -4449,7 +4818,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:329:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:359:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -4459,7 +4828,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:329:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:359:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4470,18 +4839,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:334:5:
+  /// Variant 0, rules/canonicalize.yaml:364:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:335:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:365:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:334:5",
-        "rules/canonicalize.yaml:335:11")) return false;
+        "rules/canonicalize.yaml:364:5",
+        "rules/canonicalize.yaml:365:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4499,7 +4868,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:326:5",
+            "rules/canonicalize.yaml:356:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4521,7 +4890,7 @@ class PresentRestackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:345
+// Generated from: rules/canonicalize.yaml:375
 // where_never_true (priority 1002): Where(c, a, b) of a condition false everywhere by construction is b, b of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -4529,7 +4898,7 @@ class PresentRestackRule : public RewritePattern {
 const gen::RuleSpec& specWhereNeverTrue() {
   static const gen::RuleSpec spec = {
     "where_never_true",
-    "rules/canonicalize.yaml:345:5",
+    "rules/canonicalize.yaml:375:5",
     3,  // root expr
     // slots
     {"c", "b", "y"},
@@ -4538,18 +4907,18 @@ const gen::RuleSpec& specWhereNeverTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:349:17", 0},
+      {"c", "rules/canonicalize.yaml:379:17", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:349:20"},
+      {"_", "rules/canonicalize.yaml:379:20"},
       // 2: b
-      {"b", "rules/canonicalize.yaml:349:23", 1},
+      {"b", "rules/canonicalize.yaml:379:23", 1},
       // 3: Where(c, _, b)
-      {"Where", "rules/canonicalize.yaml:349:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:379:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:351:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:381:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:352:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
+     {Check::kNative, "rules/canonicalize.yaml:382:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
       gen::nativePredicate("never_true")}},
     // rewrite variants
     {{}},
@@ -4599,7 +4968,7 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny, matchB.
 
-  /// y = Where(c, _, b)  (rules/canonicalize.yaml:349:11)
+  /// y = Where(c, _, b)  (rules/canonicalize.yaml:379:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4614,18 +4983,18 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:353:5:
+  /// Variant 0, rules/canonicalize.yaml:383:5:
   ///   y = b
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:354:11", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:384:11", "b")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotB,
-        "rules/canonicalize.yaml:353:5",
-        "rules/canonicalize.yaml:354:11")) return false;
+        "rules/canonicalize.yaml:383:5",
+        "rules/canonicalize.yaml:384:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4643,7 +5012,7 @@ class WhereNeverTrueRule : public RewritePattern {
             root,
             1002,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:345:5",
+            "rules/canonicalize.yaml:375:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4665,7 +5034,7 @@ class WhereNeverTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:356
+// Generated from: rules/canonicalize.yaml:386
 // where_always_true (priority 1001): Where(c, a, b) of a condition true everywhere by construction is a, a of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -4673,7 +5042,7 @@ class WhereNeverTrueRule : public RewritePattern {
 const gen::RuleSpec& specWhereAlwaysTrue() {
   static const gen::RuleSpec spec = {
     "where_always_true",
-    "rules/canonicalize.yaml:356:5",
+    "rules/canonicalize.yaml:386:5",
     3,  // root expr
     // slots
     {"c", "a", "y"},
@@ -4682,18 +5051,18 @@ const gen::RuleSpec& specWhereAlwaysTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:360:17", 0},
+      {"c", "rules/canonicalize.yaml:390:17", 0},
       // 1: a
-      {"a", "rules/canonicalize.yaml:360:20", 1},
+      {"a", "rules/canonicalize.yaml:390:20", 1},
       // 2: _
-      {"_", "rules/canonicalize.yaml:360:23"},
+      {"_", "rules/canonicalize.yaml:390:23"},
       // 3: Where(c, a, _)
-      {"Where", "rules/canonicalize.yaml:360:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:390:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:362:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:392:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:363:12", "c", gen::kNoSlot, {"c"}, {0},
+     {Check::kNative, "rules/canonicalize.yaml:393:12", "c", gen::kNoSlot, {"c"}, {0},
       "always_true", gen::nativePredicate("always_true")}},
     // rewrite variants
     {{}},
@@ -4743,13 +5112,13 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// a  (rules/canonicalize.yaml:360:20)
+  /// a  (rules/canonicalize.yaml:390:20)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     return bind(kA, v) && k();
   }
 
-  /// y = Where(c, a, _)  (rules/canonicalize.yaml:360:11)
+  /// y = Where(c, a, _)  (rules/canonicalize.yaml:390:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4764,18 +5133,18 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:364:5:
+  /// Variant 0, rules/canonicalize.yaml:394:5:
   ///   y = a
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/canonicalize.yaml:365:11", "a")) return false;
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:395:11", "a")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotA,
-        "rules/canonicalize.yaml:364:5",
-        "rules/canonicalize.yaml:365:11")) return false;
+        "rules/canonicalize.yaml:394:5",
+        "rules/canonicalize.yaml:395:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4793,7 +5162,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
             root,
             1001,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:356:5",
+            "rules/canonicalize.yaml:386:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4815,7 +5184,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:367
+// Generated from: rules/canonicalize.yaml:397
 // add_computed_zero (priority 101): Add(x, z) (in either order) of z zero everywhere by construction is x, x of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -4823,7 +5192,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 const gen::RuleSpec& specAddComputedZero() {
   static const gen::RuleSpec spec = {
     "add_computed_zero",
-    "rules/canonicalize.yaml:367:5",
+    "rules/canonicalize.yaml:397:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -4832,16 +5201,16 @@ const gen::RuleSpec& specAddComputedZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:371:15", 0},
+      {"x", "rules/canonicalize.yaml:401:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:371:18", 1},
+      {"z", "rules/canonicalize.yaml:401:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:371:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:401:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:373:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:403:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:374:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
+     {Check::kNative, "rules/canonicalize.yaml:404:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
       gen::nativePredicate("all_zero")}},
     // rewrite variants
     {{}},
@@ -4892,18 +5261,18 @@ class AddComputedZeroMatch : public CanonicalizeSharedMatch<AddComputedZeroIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:375:5:
+  /// Variant 0, rules/canonicalize.yaml:405:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:376:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:406:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:375:5",
-        "rules/canonicalize.yaml:376:11")) return false;
+        "rules/canonicalize.yaml:405:5",
+        "rules/canonicalize.yaml:406:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4921,7 +5290,7 @@ class AddComputedZeroRule : public RewritePattern {
             root,
             101,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:367:5",
+            "rules/canonicalize.yaml:397:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4976,6 +5345,8 @@ void populateCanonicalize(RuleSet& rules) {
   rules.add(std::make_unique<GemmOfFlattenedRowsRule>("gemm_of_flattened_rows", op::kReshape, 0));
   rules.add(std::make_unique<HeadsOfFlatRowsRule>("heads_of_flat_rows", op::kReshape, 0));
   rules.add(std::make_unique<FlatRowsOfHeadsRule>("flat_rows_of_heads", op::kReshape, 0));
+  rules.add(std::make_unique<EinsumAsMatmulRule>("einsum_as_matmul", op::kEinsum, 0));
+  rules.add(std::make_unique<SoftmaxOfAShiftRule>("softmax_of_a_shift", op::kSoftmax, 0));
   rules.add(std::make_unique<ReshapeToOwnShapeRule>("reshape_to_own_shape", op::kReshape, 0));
   rules.add(std::make_unique<PresentRestackRule>("present_restack", op::kConcat, 0));
   rules.add(std::make_unique<WhereNeverTrueRule>("where_never_true", op::kWhere, 0));

@@ -461,6 +461,29 @@ bool zeroOrMasked(const MatchContext& ctx, ValueArgs args) {
 
 }  // namespace
 
+/// matmul_equation(y): y = Einsum(x, w) of two inputs whose equation is a MatMul by a 2-D w,
+/// "p...c,cd->p...d" (tf2onnx's tf.tensordot of a Dense on a 3-D input from opset 12,
+/// "abc,cd->abd"): distinct letters, c x's last and w's first, d w's last.
+bool matmulEquation(const MatchContext& ctx, ValueArgs args) {
+  const Node* n = producerOp(ctx.graph, args[0], "Einsum");
+  const onnx::AttributeProto* a = n ? n->attribute("equation") : nullptr;
+  if (!a || n->inputs().size() != 2) return false;
+  std::string e;
+  for (char ch : a->s())
+    if (ch != ' ') e += ch;
+  const size_t comma = e.find(','), arrow = e.find("->");
+  if (comma == std::string::npos || arrow == std::string::npos || arrow < comma) return false;
+  const std::string x = e.substr(0, comma), w = e.substr(comma + 1, arrow - comma - 1),
+                    y = e.substr(arrow + 2);
+  if (x.size() < 2 || w.size() != 2 || y.size() != x.size()) return false;
+  std::string seen;
+  for (char ch : x + w.substr(1)) {
+    if (ch < 'a' || ch > 'z' || seen.find(ch) != std::string::npos) return false;
+    seen += ch;
+  }
+  return w[0] == x.back() && y == x.substr(0, x.size() - 1) + w[1];
+}
+
 NativeFamily canonicalNatives() {
   NativeFamily f;
   f.predicates = {
@@ -470,6 +493,9 @@ NativeFamily canonicalNatives() {
        "casts of such values"},
       {"always_true", 1, &alwaysTrue, "c is true everywhere by construction (see never_true)"},
       {"all_zero", 1, &allZero, "z is 0 everywhere by construction (see never_true)"},
+      {"matmul_equation", 1, &matmulEquation,
+       "y = Einsum(x, w) of two inputs whose equation is a MatMul by a 2-D w: "
+       "\"p...c,cd->p...d\" in distinct lowercase letters"},
       {"same_shape", 2, &sameShape,
        "a and b have the same known rank and every dim alike: equal static sizes or one "
        "symbol"},
