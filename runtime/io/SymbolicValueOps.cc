@@ -705,11 +705,19 @@ void sizeRule(const NodeView& n, std::vector<Facts>& out) {
 void expandRule(const NodeView& n, std::vector<Facts>& out) {
   out[0].elem = n.elem(0);
   const Dims* in = n.shape(0);
-  const Dims* target = n.value(1);
-  if (!in || !target) return;
-  const std::optional<Dims> dims = dimsFromValue(*target);
-  if (!dims) return;
-  out[0].shape = broadcastShapes(*in, *dims);
+  if (!in) return;
+  if (const Dims* target = n.value(1)) {
+    const std::optional<Dims> dims = dimsFromValue(*target);
+    if (dims) out[0].shape = broadcastShapes(*in, *dims);
+    return;
+  }
+  // A target computed where its elements are not known (a rewrite's new node, typed alone)
+  // still has a length: the rank, and the input's dims above 1, which every target dim
+  // must be 1 or equal to.
+  const Dims* ts = n.shape(1);
+  if (ts && ts->size() == 1 && (*ts)[0].isInt() && (*ts)[0].value >= 0 &&
+      (*ts)[0].value <= kMaxFoldedElements)
+    out[0].shape = broadcastShapes(*in, Dims(static_cast<size_t>((*ts)[0].value)));
 }
 
 void tileRule(const NodeView& n, std::vector<Facts>& out) {

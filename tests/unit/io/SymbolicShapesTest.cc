@@ -163,6 +163,18 @@ g (float[unk__5, 4, 8] x) => (float[unk__9, 4, 8] y) <int64[2] rows = {-1, 8}> {
   EXPECT_EQ(dimName(m, "r", 0), "unk__(4*unk__5)");
 }
 
+TEST(SymbolicShapes, RanksAnExpandToATargetOfUnknownElements) {
+  // The target's length is the rank; a dim above 1 stays, as every target dim must be 1 or it.
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[1, 5] x, int64[3] target) => (float[A, B, C] y) {
+  z = Expand(x, target)
+  y = Relu(z)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "z"), "[?, ?, 5]");
+}
+
 TEST(SymbolicShapes, SizesTorchReshapeGemmReshape) {
   // x.view(-1, x.size(-1)) @ W + b, then .view(x.size(0), x.size(1), 12); Split in three.
   const onnx::ModelProto m = inferred(R"(
