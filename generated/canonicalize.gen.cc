@@ -109,7 +109,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// z
   /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 401:18, buffered_token_types
-  /// 423:17)
+  /// 425:17)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
     return bind(Ids::kZ, v) && k();
@@ -186,7 +186,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// s
   /// (rules/canonicalize.yaml: nan_guard_after_heads 120:52, gemm_of_flattened_rows 260:22,
-  /// heads_of_flat_rows 288:24, flat_rows_of_heads 307:52)
+  /// heads_of_flat_rows 288:24, flat_rows_of_heads 307:52, buffered_token_types 426:21)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
@@ -301,8 +301,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// b
-  /// (rules/canonicalize.yaml: heads_of_flat_rows 287:19, where_never_true 379:23,
-  /// buffered_token_types 424:28)
+  /// (rules/canonicalize.yaml: heads_of_flat_rows 287:19, where_never_true 379:23)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
@@ -5315,58 +5314,57 @@ class AddComputedZeroRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:417
-// buffered_token_types (priority 1000): Expand(Slice(z, 0, e, axis 1), Concat(b, e)) of a [1, R] integer buffer z of zeros is Expand(z[:, 0], Concat(b, e)): zeros of [b, e].
+// Generated from: rules/canonicalize.yaml:419
+// buffered_token_types (priority 1000): Expand(Slice(z, 0, e, axis 1), [b, e]) of a [1, R] integer buffer z of zeros is Expand(z[:, 0], [b, e]): zeros of [b, e].
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule buffered_token_types for the shared checks and messages.
 const gen::RuleSpec& specBufferedTokenTypes() {
   static const gen::RuleSpec spec = {
     "buffered_token_types",
-    "rules/canonicalize.yaml:417:5",
-    12,  // root expr
+    "rules/canonicalize.yaml:419:5",
+    11,  // root expr
     // slots
-    {"z", "e", "t", "b", "y"},
+    {"z", "e", "t", "s", "y"},
     0,  // attribute captures
     0,  // shape symbols
     // exprs
     {
       // 0: z
-      {"z", "rules/canonicalize.yaml:423:17", 0},
+      {"z", "rules/canonicalize.yaml:425:17", 0},
       // 1: 0
-      {"constant 0", "rules/canonicalize.yaml:423:20", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      {"constant 0", "rules/canonicalize.yaml:425:20", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 2: e
-      {"e", "rules/canonicalize.yaml:423:23", 1},
+      {"e", "rules/canonicalize.yaml:425:23", 1},
       // 3: 1
-      {"constant 1", "rules/canonicalize.yaml:423:26", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      {"constant 1", "rules/canonicalize.yaml:425:26", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 4: 1
-      {"constant 1", "rules/canonicalize.yaml:423:29", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      {"constant 1", "rules/canonicalize.yaml:425:29", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 5: Slice(z, 0, e, 1, 1)
-      {"Slice", "rules/canonicalize.yaml:423:11", gen::kNoSlot, 5},
+      {"Slice", "rules/canonicalize.yaml:425:11", gen::kNoSlot, 5},
       // 6: 0
-      {"constant 0", "rules/canonicalize.yaml:423:43", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      {"constant 0", "rules/canonicalize.yaml:425:43", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 7: 1
-      {"constant 1", "rules/canonicalize.yaml:423:49", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      {"constant 1", "rules/canonicalize.yaml:425:49", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 8: Slice(z, 0, e, 1)
-      {"Slice", "rules/canonicalize.yaml:423:34", gen::kNoSlot, 4},
+      {"Slice", "rules/canonicalize.yaml:425:34", gen::kNoSlot, 4},
       // 9: Slice(z, 0, e, 1, 1) | Slice(z, 0, e, 1)
-      {"t", "rules/canonicalize.yaml:423:32", 2},
-      // 10: b
-      {"b", "rules/canonicalize.yaml:424:28", 3},
-      // 11: Concat(b, e, axis=0)
-      {"Concat", "rules/canonicalize.yaml:424:21", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:424:34", Attr::kEquals, {gen::intLiteral(0)}, true}}},
-      // 12: Expand(t, Concat(b, e, axis=0))
-      {"Expand", "rules/canonicalize.yaml:424:11", 4, 2},
+      {"t", "rules/canonicalize.yaml:425:32", 2},
+      // 10: s
+      {"s", "rules/canonicalize.yaml:426:21", 3},
+      // 11: Expand(t, s)
+      {"Expand", "rules/canonicalize.yaml:426:11", 4, 2},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:426:12", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:428:12", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"1", "_"}, {{Dim::kStatic, 1}, {Dim::kAny}}},
-     {Check::kElemType, "rules/canonicalize.yaml:426:27", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/canonicalize.yaml:428:27", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"int64", "int32"}, {7, 6}},
-     {Check::kConstant, "rules/canonicalize.yaml:426:50", "z", 0},
-     {Check::kNative, "rules/canonicalize.yaml:426:66", "z", gen::kNoSlot, {"z"}, {0}, "all_zero",
-      gen::nativePredicate("all_zero")}},
+     {Check::kConstant, "rules/canonicalize.yaml:428:50", "z", 0},
+     {Check::kNative, "rules/canonicalize.yaml:428:66", "z", gen::kNoSlot, {"z"}, {0}, "all_zero",
+      gen::nativePredicate("all_zero")},
+     {Check::kNative, "rules/canonicalize.yaml:429:12", "s", gen::kNoSlot, {"s", "e"}, {3, 1},
+      "expands_to_length", gen::nativePredicate("expands_to_length")}},
     // rewrite variants
     {{}},
   };
@@ -5386,9 +5384,8 @@ struct BufferedTokenTypesIds {
     kConstant7 = 7,
     kSlice8 = 8,
     kT = 9,
-    kB = 10,
-    kConcat = 11,
-    kY = 12,
+    kS = 10,
+    kY = 11,
   };
 };
 
@@ -5417,40 +5414,40 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     kSlotZ = 0,
     kSlotE = 1,
     kSlotT = 2,
-    kSlotB = 3,
+    kSlotS = 3,
     kSlotY = 4,
   };
 
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchZ, matchB.
+  // matchZ, matchS.
 
-  /// 0  (rules/canonicalize.yaml:423:20)
+  /// 0  (rules/canonicalize.yaml:425:20)
   bool matchConstant1(ValueId v, gen::Next k) {
     if (seen(kConstant1)) return same(kConstant1, v) && k();
     return bind(kConstant1, v) && constant(kConstant1, v) && k();
   }
 
-  /// e  (rules/canonicalize.yaml:423:23)
+  /// e  (rules/canonicalize.yaml:425:23)
   bool matchE(ValueId v, gen::Next k) {
     if (seen(kE)) return same(kE, v) && k();
     return bind(kE, v) && k();
   }
 
-  /// 1  (rules/canonicalize.yaml:423:26)
+  /// 1  (rules/canonicalize.yaml:425:26)
   bool matchConstant3(ValueId v, gen::Next k) {
     if (seen(kConstant3)) return same(kConstant3, v) && k();
     return bind(kConstant3, v) && constant(kConstant3, v) && k();
   }
 
-  /// 1  (rules/canonicalize.yaml:423:29)
+  /// 1  (rules/canonicalize.yaml:425:29)
   bool matchConstant4(ValueId v, gen::Next k) {
     if (seen(kConstant4)) return same(kConstant4, v) && k();
     return bind(kConstant4, v) && constant(kConstant4, v) && k();
   }
 
-  /// Slice(z, 0, e, 1, 1)  (rules/canonicalize.yaml:423:11)
+  /// Slice(z, 0, e, 1, 1)  (rules/canonicalize.yaml:425:11)
   bool matchSlice5(ValueId v, gen::Next k) {
     if (seen(kSlice5)) return same(kSlice5, v) && k();
     if (!bind(kSlice5, v)) return false;
@@ -5467,19 +5464,19 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     });
   }
 
-  /// 0  (rules/canonicalize.yaml:423:43)
+  /// 0  (rules/canonicalize.yaml:425:43)
   bool matchConstant6(ValueId v, gen::Next k) {
     if (seen(kConstant6)) return same(kConstant6, v) && k();
     return bind(kConstant6, v) && constant(kConstant6, v) && k();
   }
 
-  /// 1  (rules/canonicalize.yaml:423:49)
+  /// 1  (rules/canonicalize.yaml:425:49)
   bool matchConstant7(ValueId v, gen::Next k) {
     if (seen(kConstant7)) return same(kConstant7, v) && k();
     return bind(kConstant7, v) && constant(kConstant7, v) && k();
   }
 
-  /// Slice(z, 0, e, 1)  (rules/canonicalize.yaml:423:34)
+  /// Slice(z, 0, e, 1)  (rules/canonicalize.yaml:425:34)
   bool matchSlice8(ValueId v, gen::Next k) {
     if (seen(kSlice8)) return same(kSlice8, v) && k();
     if (!bind(kSlice8, v)) return false;
@@ -5494,7 +5491,7 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     });
   }
 
-  /// t = Slice(z, 0, e, 1, 1) | Slice(z, 0, e, 1)  (rules/canonicalize.yaml:423:32)
+  /// t = Slice(z, 0, e, 1, 1) | Slice(z, 0, e, 1)  (rules/canonicalize.yaml:425:32)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -5506,47 +5503,35 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     return false;
   }
 
-  /// Concat(b, e, axis=0)  (rules/canonicalize.yaml:424:21)
-  bool matchConcat(ValueId v, gen::Next k) {
-    if (seen(kConcat)) return same(kConcat, v) && k();
-    if (!bind(kConcat, v)) return false;
-    const NodeId n = node(kConcat, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat, n, v)) return false;
-    return matchB(input(n, 0), [&] { return matchE(input(n, 1), k); });
-  }
-
-  /// y = Expand(t, Concat(b, e, axis=0))  (rules/canonicalize.yaml:424:11)
+  /// y = Expand(t, s)  (rules/canonicalize.yaml:426:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kExpand);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchT(input(n, 0), [&] { return matchConcat(input(n, 1), k); });
+    return matchT(input(n, 0), [&] { return matchS(input(n, 1), k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:427:5:
-  ///   y = Expand(Gather(z, tensor(0), axis=1), Concat(b, e, axis=0))
+  /// Variant 0, rules/canonicalize.yaml:430:5:
+  ///   y = Expand(Gather(z, tensor(0), axis=1), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotZ, "rules/canonicalize.yaml:428:25", "z")) return false;
+    if (!requireBound(kSlotZ, "rules/canonicalize.yaml:431:25", "z")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intLiteral(0), 7, {});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", 1));
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:428:62", "b")) return false;
-    if (!requireBound(kSlotE, "rules/canonicalize.yaml:428:65", "e")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    attrs5.push_back(gen::intAttribute("axis", 0));
-    std::vector<onnx::AttributeProto> attrs6;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:431:55", "s")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:427:5",
-        "rules/canonicalize.yaml:428:11")) return false;
+        "rules/canonicalize.yaml:430:5",
+        "rules/canonicalize.yaml:431:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5559,23 +5544,15 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     spec2.created_by = ruleName();
     const NodeId n2 = rw_.createNode(std::move(spec2));
     const ValueId v2 = g_.node(n2).output(0);
-    const ValueId v3 = slot(kSlotB);
-    const ValueId v4 = slot(kSlotE);
-    NodeSpec spec5;
-    spec5.op = op::kConcat;
-    spec5.inputs = {v3, v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    NodeSpec spec6;
-    spec6.op = op::kExpand;
-    spec6.inputs = {v2, v5};
-    spec6.attributes = std::move(attrs6);
-    spec6.created_by = ruleName();
-    const NodeId n6 = rw_.createNode(std::move(spec6));
-    const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
+    const ValueId v3 = slot(kSlotS);
+    NodeSpec spec4;
+    spec4.op = op::kExpand;
+    spec4.inputs = {v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 };
 
@@ -5588,8 +5565,8 @@ class BufferedTokenTypesRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:417:5",
-            {op::kGather, op::kConcat, op::kExpand}}),
+            "rules/canonicalize.yaml:419:5",
+            {op::kGather, op::kExpand}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {

@@ -484,6 +484,31 @@ bool matmulEquation(const MatchContext& ctx, ValueArgs args) {
   return w[0] == x.back() && y == x.substr(0, x.size() - 1) + w[1];
 }
 
+/// expands_to_length(s, e): Expand target s is [b, l] with l the same dim as e: a Concat on
+/// axis 0 of two one-element parts, possibly behind the exporters' wrappers of expand's
+/// sizes (TorchScript's Where(Equal(s, -1), 1, s) of the parts stacked and flattened,
+/// torchlib's Abs(s)).
+bool expandsToLength(const MatchContext& ctx, ValueArgs args) {
+  const Graph& g = ctx.graph;
+  ValueId s = args[0];
+  if (const Node* w = producerOp(g, s, "Where")) {
+    const Node* eq = producerOp(g, w->input(0), "Equal");
+    if (!eq || (eq->input(0) != w->input(2) && eq->input(1) != w->input(2))) return false;
+    s = w->input(2);
+  } else if (const Node* abs = producerOp(g, s, "Abs")) {
+    s = abs->input(0);
+  }
+  if (const Node* r = producerOp(g, s, "Reshape")) s = r->input(0);
+  const Node* concat = producerOp(g, s, "Concat");
+  const onnx::AttributeProto* axis = concat ? concat->attribute("axis") : nullptr;
+  if (!concat || !axis || axis->i() != 0 || concat->inputs().size() != 2) return false;
+  for (ValueId part : concat->inputs()) {
+    const auto dims = staticShape(g, part);
+    if (!dims || dims->size() != 1 || (*dims)[0] != 1) return false;
+  }
+  return sameDimRead(ctx, concat->input(1), args[1]);
+}
+
 NativeFamily canonicalNatives() {
   NativeFamily f;
   f.predicates = {
@@ -493,6 +518,9 @@ NativeFamily canonicalNatives() {
        "casts of such values"},
       {"always_true", 1, &alwaysTrue, "c is true everywhere by construction (see never_true)"},
       {"all_zero", 1, &allZero, "z is 0 everywhere by construction (see never_true)"},
+      {"expands_to_length", 2, &expandsToLength,
+       "Expand target s is [b, l], l the same dim as e: a Concat of two one-element parts, "
+       "or that stacked behind TorchScript's Where(Equal(s, -1), 1, s) or torchlib's Abs(s)"},
       {"matmul_equation", 1, &matmulEquation,
        "y = Einsum(x, w) of two inputs whose equation is a MatMul by a 2-D w: "
        "\"p...c,cd->p...d\" in distinct lowercase letters"},

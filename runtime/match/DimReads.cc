@@ -41,6 +41,62 @@ bool wholeShape(const Node& shape) {
   return (!start || start->i() == 0) && (!end || end->i() >= INT32_MAX);
 }
 
+namespace {
+
+/// `v` with what keeps a dim read's value looked through: integer Casts, Squeeze,
+/// Unsqueeze and adding a constant 0; kNoId when an Add adds something else.
+ValueId throughDimKeepers(const MatchContext& ctx, ValueId v) {
+  const Graph& g = ctx.graph;
+  for (;;) {
+    v = throughIntCasts(g, v);
+    const Node* n = g.producerOf(v);
+    if (!n || !n->live() || !n->domain().empty()) return v;
+    if (n->opType() == "Squeeze" || n->opType() == "Unsqueeze") {
+      v = n->input(0);
+    } else if (n->opType() == "Add") {
+      if (isScalarConstant(ctx.model, g, n->input(1), 0.0, 0.0))
+        v = n->input(0);
+      else if (isScalarConstant(ctx.model, g, n->input(0), 0.0, 0.0))
+        v = n->input(1);
+      else
+        return kNoId;
+    } else {
+      return v;
+    }
+  }
+}
+
+}  // namespace
+
+bool sameDimRead(const MatchContext& ctx, ValueId a, ValueId b) {
+  if (a == kNoId || b == kNoId) return false;
+  if (a == b) return true;
+  const Graph& g = ctx.graph;
+  const ValueId v = throughDimKeepers(ctx, a);
+  if (v == kNoId) return false;
+  if (const Node* gather = producerOp(g, v, "Gather")) {
+    const onnx::AttributeProto* axis = gather->attribute("axis");
+    const Node* shape = producerOp(g, gather->input(0), "Shape");
+    const auto index = smallInts(ctx, gather->input(1));
+    const auto rank = shape ? valueRank(g, shape->input(0)) : std::nullopt;
+    if ((axis && axis->i() != 0) || !shape || !wholeShape(*shape) || !index || index->size() != 1 ||
+        !rank)
+      return false;
+    const auto i = normalizeAxis((*index)[0], *rank);
+    return i && isDimOf(ctx, b, shape->input(0), static_cast<int>(*i));
+  }
+  if (const Node* shape = producerOp(g, v, "Shape")) {
+    const onnx::AttributeProto* start = shape->attribute("start");
+    const onnx::AttributeProto* end = shape->attribute("end");
+    const auto rank = valueRank(g, shape->input(0));
+    if (!start || !end || !rank) return false;
+    const auto i = normalizeAxis(start->i(), *rank);
+    const int64_t e = end->i() < 0 ? end->i() + *rank : end->i();
+    return i && e == *i + 1 && isDimOf(ctx, b, shape->input(0), static_cast<int>(*i));
+  }
+  return false;
+}
+
 bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis) {
   const Graph& g = ctx.graph;
   for (;;) {

@@ -36,6 +36,10 @@ bool wholeShape(const Node& shape);
 /// past_key_values_length).
 bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis);
 
+/// `a` and `b` (scalars or one-element tensors) hold the same dim at run time: the same
+/// value, or `a` reads dim i of some y (as isDimOf reads them) and `b` is that dim (isDimOf).
+bool sameDimRead(const MatchContext& ctx, ValueId a, ValueId b);
+
 /// A Slice that keeps a prefix of every axis it slices: starts all 0, steps absent or all 1
 /// (x[..., :n] as exporters write it).
 struct PrefixSlice {
