@@ -175,8 +175,8 @@ class GraphBuilder {
   /// Declares float value `v`'s shape, as the exporters' own shape propagation knows it
   /// where ONNX's inference (run on the whole model at the end) cannot follow the shape
   /// arithmetic.
-  void declare(const std::string& v, const Names& dims) {
-    setTensorType(*graph_.add_value_info(), v, onnx::TensorProto::FLOAT, dims);
+  void declare(const std::string& v, const Names& dims, int type = onnx::TensorProto::FLOAT) {
+    setTensorType(*graph_.add_value_info(), v, type, dims);
   }
 
   /// True for an unoptimized dynamo export: torchlib's functions as written, nothing folded.
@@ -217,6 +217,14 @@ class GraphBuilder {
     t.set_data_type(onnx::TensorProto::INT64);
     if (!scalar) t.add_dims(static_cast<int64_t>(values.size()));
     setRaw(t, values);
+    return literal(std::move(t));
+  }
+
+  /// An int32 scalar literal (a Python int added to an int32 tensor).
+  std::string int32Scalar(int32_t value) {
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::INT32);
+    setRaw(t, std::vector<int32_t>{value});
     return literal(std::move(t));
   }
 
@@ -902,7 +910,44 @@ class ModelWriter {
   /// ONNX Runtime's fusion_embedlayer.py); the opset 11 exports of older transformers slice
   /// [:, :seq_length], without the Add. Dynamo's symbolic sizes fold the + 0: its end is
   /// Shape(ids, start=1, end=2).
+  /// RobertaEmbeddings (transformers 4.x) without token_type_ids: see ExporterModelSpec.
+  std::string robertaEmbeddings() {
+    const int64_t pad = 1;
+    const int p = s_.max_positions + 2;
+    // create_position_ids_from_input_ids: mask = ids.ne(pad).int(); (cumsum(mask, 1)
+    // .type_as(mask) + past_key_values_length) * mask, .long() + pad. Dynamo's trace folds the
+    // + 0 and the cast to the type the cumsum already has.
+    std::string pad_id = b_.ints({pad}, true);
+    std::string mask = b_.node("Cast", {b_.node("Not", {b_.node("Equal", {"input_ids", pad_id})})},
+                               {attrInt("to", onnx::TensorProto::INT32)});
+    std::string sum = b_.node("CumSum", {mask, b_.ints({1}, true)});
+    if (ts_) {
+      sum = b_.node("Cast", {sum}, {attrInt("to", onnx::TensorProto::INT32)});
+      sum = b_.node("Add", {sum, b_.int32Scalar(0)});
+    }
+    std::string counted = b_.node("Mul", {sum, mask});
+    std::string pos = b_.node(
+        "Add", {b_.node("Cast", {counted}, {attrInt("to", onnx::TensorProto::INT64)}), pad_id});
+    // self.token_type_ids[:, :seq_length].expand(batch, seq_length), a buffer of zeros.
+    const Ints zeros(static_cast<size_t>(p), 0);
+    std::string buffer = b_.intTensor(child("token_type_ids"), {1, p}, zeros);
+    std::string types =
+        b_.node("Slice", {buffer, b_.ints({0}), dim("input_ids", 1), b_.ints({1}), b_.ints({1})});
+    types = b_.node("Expand",
+                    {types, expandSize(concat({dim("input_ids", 0), dim("input_ids", 1)}), 2)});
+    // Dynamo's symbolic shapes know the expand's [batch, seq]; ONNX's inference, standing
+    // in for TorchScript's, does not see through the slice clamped to the buffer.
+    if (!ts_) b_.declare(types, {"batch", "seq"}, onnx::TensorProto::INT64);
+    std::string words =
+        b_.node("Gather", {embeddingTable("word_embeddings", s_.vocab), "input_ids"});
+    std::string e = b_.node(
+        "Add", {words, b_.node("Gather", {embeddingTable("token_type_embeddings", 1), types})});
+    e = b_.node("Add", {e, b_.node("Gather", {embeddingTable("position_embeddings", p), pos})});
+    return layerNorm(e, 1e-5f, "LayerNorm");
+  }
+
   std::string bertEmbeddings() {
+    if (s_.roberta) return robertaEmbeddings();
     const int p = s_.max_positions;
     Ints arange(static_cast<size_t>(p));
     for (int i = 0; i < p; ++i) arange[static_cast<size_t>(i)] = i;
@@ -1500,6 +1545,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (s.embeddings && s.family != ModelFamily::kBert && s.family != ModelFamily::kT5 &&
       s.family != ModelFamily::kVit)
     throw std::invalid_argument("embeddings are built for bert, t5 and vit");
+  if (s.roberta && (s.family != ModelFamily::kBert || !s.embeddings))
+    throw std::invalid_argument("roberta is bert's embedding layer: bert with embeddings");
   if (s.attention && s.family != ModelFamily::kVit && s.family != ModelFamily::kBert)
     throw std::invalid_argument("attention is bert's and vit's choice (the others fix theirs)");
   if (!s.attention && (s.family == ModelFamily::kBert || s.family == ModelFamily::kVit))
@@ -1631,7 +1678,7 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
     addInput(g, "pixel_values", onnx::TensorProto::FLOAT, {"batch", "3", side, side});
   } else if (s.embeddings) {
     addInput(g, "input_ids", onnx::TensorProto::INT64, {"batch", "seq"});
-    if (s.family == ModelFamily::kBert)
+    if (s.family == ModelFamily::kBert && !s.roberta)
       addInput(g, "token_type_ids", onnx::TensorProto::INT64, {"batch", "seq"});
   } else {
     // tf2onnx names each unknown dim of the inputs and outputs unk__N, one name per dim.
@@ -1837,7 +1884,8 @@ std::string oracleIntRanges(const ExporterModelSpec& spec, std::optional<bool> u
       s.family == ModelFamily::kT5) {
     std::string ranges = s.padding_mask ? "--int-range attention_mask=0:2" : "";
     if (s.embeddings) ranges += " --int-range input_ids=0:" + std::to_string(s.vocab);
-    if (s.embeddings && s.family == ModelFamily::kBert) ranges += " --int-range token_type_ids=0:2";
+    if (s.embeddings && s.family == ModelFamily::kBert && !s.roberta)
+      ranges += " --int-range token_type_ids=0:2";
     return ranges;
   }
   // heads: hidden_states is its only input; vit: that or pixel_values.

@@ -135,6 +135,12 @@ struct ExporterModelSpec {
   /// layer instead of from hidden_states.
   /// vit: start from pixel_values through the patch embeddings.
   bool embeddings = false;
+  /// bert with embeddings: RobertaEmbeddings as transformers 4.x writes it and optimum
+  /// exports it: no token_type_ids input (the registered buffer of zeros sliced to the
+  /// sequence and expanded to the batch), position ids counted from the padding index 1,
+  /// create_position_ids_from_input_ids = (cumsum(ids != 1) + 0) * (ids != 1) + 1, a
+  /// position table of max_positions + 2 rows, LayerNorm eps 1e-5.
+  bool roberta = false;
   int vocab = 0;  ///< 0: 100 (with embeddings)
   /// bert and vit: transformers' attn_implementation. Unset: vit kSdpa (kEager below
   /// opset 14, where torch has no SDPA symbolic), bert kEager.

@@ -27,7 +27,7 @@ const char* kUsage =
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa|bool|to4d] [--rope-cache gather|computed]\n"
     "         [--rope-scaling F] [--no-position-ids]\n"
-    "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
+    "         [--embeddings [--vocab N] [--roberta]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask] [--mask-sliced-by-keys]\n"
     "         [--presents] [--merged] [--qk-norm] [--qk-norm-after-transpose] [--sdpa-gqa]\n"
     "         [--attention eager|sdpa]\n"
@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
         if (v != "gather" && v != "computed")
           throw std::invalid_argument("--rope-cache: gather|computed");
         spec.rope_cache = v == "gather" ? t::RopeCache::kGather : t::RopeCache::kComputed;
+      } else if (a == "--roberta") {
+        spec.roberta = true;
       } else if (a == "--embeddings") {
         spec.embeddings = true;
       } else if (a == "--vocab") {

@@ -22,6 +22,10 @@ done
 
 "$gen" --family llama --exporter dynamo --opset 23 --layers 1 -o "$tmp/llama23.onnx"
 "$gen" --family bert --opset 11 --embeddings --expected | grep -q '"embed_layer_norm": 1'
+"$gen" --family bert --embeddings --roberta --layers 1 -o "$tmp/roberta.onnx"
+# shellcheck disable=SC2046
+node "$compare" "$tmp/roberta.onnx" "$tmp/roberta.onnx" --dim batch=2 --dim seq=5 \
+  $("$gen" --family bert --embeddings --roberta --oracle-args) >/dev/null
 "$gen" --family llama --exporter dynamo --unoptimized --layers 1 -o "$tmp/llama_raw.onnx"
 "$gen" --family vit --embeddings --attention eager --layers 1 -o "$tmp/vit_pixels.onnx"
 node "$compare" "$tmp/vit_pixels.onnx" "$tmp/vit_pixels.onnx" --dim batch=2 >/dev/null
@@ -72,6 +76,7 @@ fails --family vit --opset 11 --attention sdpa -o "$tmp/x.onnx"
 fails --family llama --past --presents -o "$tmp/x.onnx"
 fails --family llama --exporter torchscript --causal-mask sdpa --sdpa-gqa -o "$tmp/x.onnx"
 fails --family llama --exporter dynamo --sdpa-gqa -o "$tmp/x.onnx"
+fails --family bert --roberta -o "$tmp/x.onnx"
 fails --family gpt2 --exporter tf2onnx -o "$tmp/x.onnx"
 fails --family bert --exporter tf2onnx --embeddings -o "$tmp/x.onnx"
 fails --family bert --exporter tf2onnx --opset 17 -o "$tmp/x.onnx"
