@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "runtime/match/MatchSupport.h"
@@ -66,84 +68,56 @@ ValueId throughDimKeepers(const MatchContext& ctx, ValueId v) {
   }
 }
 
-}  // namespace
-
-bool sameDimRead(const MatchContext& ctx, ValueId a, ValueId b) {
-  if (a == kNoId || b == kNoId) return false;
-  if (a == b) return true;
+/// The value and axis whose dim `v` (through throughDimKeepers) reads at run time:
+/// `Gather(Shape(y), i)` or `Shape(y, start=i, end=i+1)`; nullopt for anything else.
+std::optional<std::pair<ValueId, int>> dimReadSource(const MatchContext& ctx, ValueId v) {
   const Graph& g = ctx.graph;
-  const ValueId v = throughDimKeepers(ctx, a);
-  if (v == kNoId) return false;
-  if (const Node* gather = producerOp(g, v, "Gather")) {
-    const onnx::AttributeProto* axis = gather->attribute("axis");
-    const Node* shape = producerOp(g, gather->input(0), "Shape");
-    const auto index = smallInts(ctx, gather->input(1));
-    const auto rank = shape ? valueRank(g, shape->input(0)) : std::nullopt;
-    if ((axis && axis->i() != 0) || !shape || !wholeShape(*shape) || !index || index->size() != 1 ||
-        !rank)
-      return false;
-    const auto i = normalizeAxis((*index)[0], *rank);
-    return i && isDimOf(ctx, b, shape->input(0), static_cast<int>(*i));
-  }
-  if (const Node* shape = producerOp(g, v, "Shape")) {
-    const onnx::AttributeProto* start = shape->attribute("start");
-    const onnx::AttributeProto* end = shape->attribute("end");
-    const auto rank = valueRank(g, shape->input(0));
-    if (!start || !end || !rank) return false;
-    const auto i = normalizeAxis(start->i(), *rank);
-    const int64_t e = end->i() < 0 ? end->i() + *rank : end->i();
-    return i && e == *i + 1 && isDimOf(ctx, b, shape->input(0), static_cast<int>(*i));
-  }
-  return false;
-}
-
-bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis) {
-  const Graph& g = ctx.graph;
-  for (;;) {
-    v = throughIntCasts(g, v);
-    const Node* n = g.producerOf(v);
-    if (!n || !n->live() || !n->domain().empty()) break;
-    if (n->opType() == "Squeeze" || n->opType() == "Unsqueeze") {
-      v = n->input(0);
-    } else if (n->opType() == "Add") {
-      if (isScalarConstant(ctx.model, g, n->input(1), 0.0, 0.0)) {
-        v = n->input(0);
-      } else if (isScalarConstant(ctx.model, g, n->input(0), 0.0, 0.0)) {
-        v = n->input(1);
-      } else {
-        return false;
-      }
-    } else {
-      break;
-    }
-  }
-  if (const auto c = smallInts(ctx, v)) {
-    const auto dim = staticDim(g, x, static_cast<size_t>(axis));
-    return c->size() == 1 && dim && (*c)[0] == *dim;
-  }
   if (const Node* gather = producerOp(g, v, "Gather")) {
     const onnx::AttributeProto* a = gather->attribute("axis");
     const Node* shape = producerOp(g, gather->input(0), "Shape");
     const auto index = smallInts(ctx, gather->input(1));
     if ((a && a->i() != 0) || !shape || !wholeShape(*shape) || !index || index->size() != 1)
-      return false;
+      return std::nullopt;
     const ValueId y = shape->input(0);
     const auto rank = valueRank(g, y);
-    if (!rank) return false;
-    const auto i = normalizeAxis((*index)[0], *rank);
-    return i && sameDim(g, y, static_cast<int>(*i), x, axis);
+    const auto i = rank ? normalizeAxis((*index)[0], *rank) : std::nullopt;
+    if (!i) return std::nullopt;
+    return std::make_pair(y, static_cast<int>(*i));
   }
   if (const Node* shape = producerOp(g, v, "Shape")) {
     const onnx::AttributeProto* start = shape->attribute("start");
     const onnx::AttributeProto* end = shape->attribute("end");
     const ValueId y = shape->input(0);
     const auto rank = valueRank(g, y);
-    if (!start || !end || !rank) return false;
+    if (!start || !end || !rank) return std::nullopt;
     const auto s = normalizeAxis(start->i(), *rank);
     const auto e = end->i() < 0 ? end->i() + *rank : end->i();
-    return s && e == *s + 1 && sameDim(g, y, static_cast<int>(*s), x, axis);
+    if (!s || e != *s + 1) return std::nullopt;
+    return std::make_pair(y, static_cast<int>(*s));
   }
-  return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool sameDimRead(const MatchContext& ctx, ValueId a, ValueId b) {
+  if (a == kNoId || b == kNoId) return false;
+  if (a == b) return true;
+  const ValueId v = throughDimKeepers(ctx, a);
+  const auto source = v == kNoId ? std::nullopt : dimReadSource(ctx, v);
+  return source && isDimOf(ctx, b, source->first, source->second);
+}
+
+bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis) {
+  const Graph& g = ctx.graph;
+  v = throughDimKeepers(ctx, v);
+  if (v == kNoId) return false;
+  if (const auto c = smallInts(ctx, v)) {
+    const auto dim = staticDim(g, x, static_cast<size_t>(axis));
+    return c->size() == 1 && dim && (*c)[0] == *dim;
+  }
+  const auto source = dimReadSource(ctx, v);
+  return source && sameDim(g, source->first, source->second, x, axis);
 }
 
 std::optional<PrefixSlice> prefixSlice(Model& model, const Graph& g, NodeId slice, int64_t rank) {
