@@ -617,9 +617,9 @@ bool finiteScores(const MatchContext& ctx, ValueArgs args) {
   return bound && *bound < limit;
 }
 
-/// exact_masking(v, s): the fused ops, which add a mask or fill v to the scores s in float,
-/// give what the model's masking gives. In float or double a fill of at most -1e4 or a mask
-/// leaves a masked score's weight 0 as the model's does. In float16 the model rounds
+/// exact_masking(v, s): the fused ops, which add a mask v to the scores s in float, give
+/// what the model's masking gives. In float or double they add what the model adds (a fill
+/// the model puts in place of scores is exact_fill's question). In float16 the model rounds
 /// `scores + mask` (and a fill of -65504 plus a mask overflows): a query row masked whole
 /// gets other weights than the fused op's, so only a constant -inf (masked weights 0, a row
 /// masked whole NaN, either way) is exact.
@@ -698,18 +698,37 @@ bool keepsAKeyPerRow(const MatchContext& ctx, ValueId c) {
   return c != kNoId && causalBuffer(ctx, ValueArgs(&c, 1));
 }
 
-/// exact_fill(fill, s, m): exact_masking(fill, s), or m = Where(c, s, fill) (optionally
-/// plus a mask, which exact_masking checks apart) with c a causal buffer sliced from column
-/// 0 (GPT-2's eager mask), or m = Where(Equal(c, 0), fill, s) of such a c (nanoGPT's
-/// masked_fill): no query row is masked whole by it.
+/// A constant fill that any score and mask vanish into: every element -inf or at most
+/// -2^100 (finfo.min): score + fill + mask rounds to what fill + mask is, whatever the row.
+bool absorbingFill(const MatchContext& ctx, ValueId fill) {
+  std::vector<double> values;
+  return readConstantDoubles(ctx.model, ctx.graph, fill, values, 1 << 16) && !values.empty() &&
+         std::all_of(values.begin(), values.end(),
+                     [](double x) { return x <= -1.2676506002282294e30; });  // -2^100
+}
+
+/// exact_fill(fill, s, m): the fused op adds `fill` to the scores s where the model's
+/// m = Where(c, s, fill) (optionally plus a mask) or Where(Equal(c, 0), fill, s) puts fill in
+/// their place; the weights are the same when fill is absorbing (absorbingFill), or when no
+/// query row is masked whole: c a causal buffer sliced from column 0 (GPT-2's eager mask,
+/// nanoGPT's masked_fill) and no mask added after it. A mask added after a fill of -1e4
+/// (transformers 3.x GPT-2: masked_bias and the padding mask both -1e4) can take every key
+/// a row keeps (a left-padded prompt's padding tokens): the model then spreads that row's
+/// weights evenly over the filled keys, the fused op by their scores. In float16 only -inf
+/// absorbs (exact_masking); float16's lowest plus a score is not the fill.
 bool exactFill(const MatchContext& ctx, ValueArgs args) {
-  if (exactMasking(ctx, args)) return true;
   const Graph& g = ctx.graph;
   const ValueId fill = args[0], s = args[1];
+  if (fill == kNoId || s == kNoId) return false;
+  const int32_t elem = valueElemType(g, s);
+  if (elem == onnx::TensorProto::FLOAT16) {
+    if (exactMasking(ctx, args)) return true;  // -inf
+  } else if (elem == onnx::TensorProto::FLOAT || elem == onnx::TensorProto::DOUBLE) {
+    if (absorbingFill(ctx, fill)) return true;
+  } else {
+    return false;
+  }
   const Node* n = args[2] == kNoId ? nullptr : g.producerOf(args[2]);
-  if (n && n->live() && n->domain().empty() && n->opType() == "Add")
-    for (ValueId in : {n->input(0), n->input(1)})
-      if (const Node* w = producerOp(g, in, "Where"); w && w->input(1) == s) n = w;
   if (!n || !n->live() || !n->domain().empty() || n->opType() != "Where") return false;
   if (n->input(1) == s && n->input(2) == fill) return keepsAKeyPerRow(ctx, n->input(0));
   // masked_fill (nanoGPT): Where(Equal(c, 0), fill, s), c the causal cut, kept where nonzero.
@@ -1061,9 +1080,9 @@ NativeFamily attentionNatives() {
        "the fused ops add v to the scores in float, where a float16 model rounds (a query "
        "row masked whole would differ)"},
       {"exact_fill", 3, &exactFill,
-       "exact_masking(fill, s), or the masked scores m are Where(c, s, fill) (+ a mask) or "
-       "Where(Equal(c, 0), fill, s) with c a causal buffer sliced from key 0: every query "
-       "row keeps a key"},
+       "fill absorbs score and mask (-inf, or at most -2^100 in float), or the masked scores "
+       "m are Where(c, s, fill) or Where(Equal(c, 0), fill, s), no mask added after, with c "
+       "a causal buffer sliced from key 0: every query row keeps a key"},
       {"finite_scores", 1, &finiteScores,
        "x (float or double) holds no infinity or NaN by construction: computed from "
        "activations (MatMul and its kind, taken to stay below 1e15) and finite constants "

@@ -5,7 +5,7 @@
 // three, heads [B, N, S, H], the cached K and V (past: [2, B, N, P, H]) concatenated in
 // front of the new ones, present = stack(K, V) as an output, scores divided by sqrt(H),
 // the causal slice of a tril buffer by the scores' own lengths (nd, ns = w.size(-2),
-// w.size(-1)), Where(slice, w, -1e4), the padding mask's Add, Softmax, V, merge; or, as
+// w.size(-1)), Where(slice, w, fill), the padding mask's Add, Softmax, V, merge; or, as
 // transformers 4.x writes it, the slice by the lengths of the Q heads and the K heads.
 // Hidden size 8, 2 heads of 4. Negative tests flip exactly one field.
 //
@@ -46,7 +46,9 @@ struct Gpt2PastSpec {
   /// The cache's halves taken by Split(past, [1, 1]) and Squeezes instead of Gathers.
   bool past_split = false;
   // ---- one field per condition a negative test breaks ----
-  std::string fill = "-10000.0";
+  /// finfo.min, as transformers 4.x fills (2.x-3.x's masked_bias of -1e4 is exact only
+  /// without the padding mask after it: exact_fill).
+  std::string fill = "-3.4028234663852886e38";
   std::string rows_start = "d";  ///< the causal rows start at ns - nd
   std::string softmax_axis = "3";
   bool tril_above_diagonal = false;  ///< the buffer holds a 1 at (0, 1): not tril(ones)

@@ -272,6 +272,24 @@ TEST(AttentionPastRule, FusesTheCacheSplitInHalves) {
   expectBothFusedAndSame(spec([](Gpt2PastSpec& m) { m.past_split = true, m.opset = 13; }));
 }
 
+TEST(MultiHeadAttentionKvGivenRule, LeavesAFillOfMinusTenThousandBeforeAPaddingMaskUnfused) {
+  // transformers 2.x-3.x: masked_bias -1e4, then the padding mask's -1e4. A query row whose
+  // kept keys are all padded (a left-padded prompt's padding token) spreads its weights
+  // evenly over the filled keys in the model, by their scores in a fused op: not exact.
+  const Ops ops = fuse(gpt2PastModel(spec([](Gpt2PastSpec& m) { m.fill = "-10000.0"; })));
+  EXPECT_EQ(count(ops, "com.microsoft::MultiHeadAttention"), 0u) << ::testing::PrintToString(ops);
+  EXPECT_EQ(count(ops, "com.microsoft::Attention"), 0u);
+  EXPECT_EQ(count(ops, "Softmax"), 1u);
+}
+
+TEST(MultiHeadAttentionKvGivenRule, FusesAFillOfMinusTenThousandWithoutAPaddingMask) {
+  // Without a mask after it every row keeps its diagonal key, which -1e4 leaves alone.
+  expectFusedAndSame(spec([](Gpt2PastSpec& m) {
+    m.fill = "-10000.0";
+    m.padding_mask = false;
+  }));
+}
+
 TEST(AttentionPastRule, LeavesAPaddingMaskToMultiHeadAttention) {
   // ONNX Runtime 1.30: "Attention cannot have both past and attention_bias"; its int32
   // mask_index would hold the additive mask only for binary masks.
