@@ -703,8 +703,7 @@ bool keepsAKeyPerRow(const MatchContext& ctx, ValueId c) {
 bool absorbingFill(const MatchContext& ctx, ValueId fill) {
   std::vector<double> values;
   return readConstantDoubles(ctx.model, ctx.graph, fill, values, 1 << 16) && !values.empty() &&
-         std::all_of(values.begin(), values.end(),
-                     [](double x) { return x <= -1.2676506002282294e30; });  // -2^100
+         std::all_of(values.begin(), values.end(), [](double x) { return x <= kHugeNegative; });
 }
 
 /// exact_fill(fill, s, m): the fused op adds `fill` to the scores s where the model's
@@ -984,11 +983,7 @@ std::optional<onnx::TensorProto> columns(const MatchContext& ctx, ValueArgs args
 std::optional<onnx::TensorProto> flatRowsShape(const MatchContext& ctx, ValueArgs args) {
   const auto rows = flatRowsOfHeads(ctx, args[0], args[1]);
   if (!rows) return std::nullopt;
-  onnx::TensorProto t;
-  t.set_data_type(onnx::TensorProto::INT64);
-  t.add_dims(3);
-  for (int64_t d : {int64_t{-1}, rows->first, rows->second}) t.add_int64_data(d);
-  return t;
+  return int64Vector({-1, rows->first, rows->second});
 }
 
 /// qkv_bias(bq, bk, bv): the three 1-D biases one after the other.

@@ -401,9 +401,6 @@ bool slicesWhole(const MatchContext& ctx, ValueArgs args) {
   return true;
 }
 
-/// A mask value no score survives: at most -2^100 (finfo.min, -inf, ...).
-constexpr double kHugeNegative = -1.2676506002282294e30;  // -2^100
-
 bool zeroOrHuge(double x) { return x == 0 || x <= kHugeNegative; }
 
 /// True when every element of float `v` is 0 or at most -2^100, by construction: constants,
@@ -486,20 +483,12 @@ bool matmulEquation(const MatchContext& ctx, ValueArgs args) {
 
 /// expands_to_length(s, e): Expand target s is [b, l] with l the same dim as e: a Concat on
 /// axis 0 of two one-element parts, possibly behind the exporters' wrappers of expand's
-/// sizes (TorchScript's Where(Equal(s, -1), 1, s) of the parts stacked and flattened,
-/// torchlib's Abs(s)).
+/// sizes (TorchScript's guard against -1, throughExpandSizeGuard; torchlib's Abs(s)).
 bool expandsToLength(const MatchContext& ctx, ValueArgs args) {
   const Graph& g = ctx.graph;
-  ValueId s = args[0];
-  if (const Node* w = producerOp(g, s, "Where")) {
-    const Node* eq = producerOp(g, w->input(0), "Equal");
-    if (!eq || (eq->input(0) != w->input(2) && eq->input(1) != w->input(2))) return false;
-    s = w->input(2);
-  } else if (const Node* abs = producerOp(g, s, "Abs")) {
-    s = abs->input(0);
-  }
-  if (const Node* r = producerOp(g, s, "Reshape")) s = r->input(0);
-  const Node* concat = producerOp(g, s, "Concat");
+  const Node* abs = producerOp(g, args[0], "Abs");
+  const std::optional<ValueId> s = abs ? abs->input(0) : throughExpandSizeGuard(ctx, args[0]);
+  const Node* concat = s ? producerOp(g, *s, "Concat") : nullptr;
   const onnx::AttributeProto* axis = concat ? concat->attribute("axis") : nullptr;
   if (!concat || !axis || axis->i() != 0 || concat->inputs().size() != 2) return false;
   for (ValueId part : concat->inputs()) {

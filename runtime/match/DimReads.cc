@@ -120,6 +120,22 @@ bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis) {
   return source && sameDim(g, source->first, source->second, x, axis);
 }
 
+std::optional<ValueId> throughExpandSizeGuard(const MatchContext& ctx, ValueId s) {
+  const Graph& g = ctx.graph;
+  const Node* where = producerOp(g, s, "Where");
+  if (!where) return s;
+  const Node* equal = producerOp(g, where->input(0), "Equal");
+  const ValueId kept = where->input(2);
+  if (!equal || valueRank(g, kept) != 1) return std::nullopt;
+  std::vector<int64_t> c;
+  if (!readConstantInts(ctx.model, g, otherInput(*equal, kept), c, 64) || c.empty() ||
+      std::any_of(c.begin(), c.end(), [](int64_t x) { return x >= 0; }))
+    return std::nullopt;
+  // reshape_to_own_shape drops the Reshape(s', [-1]) of a 1-D s' first.
+  const Node* reshape = producerOp(g, kept, "Reshape");
+  return reshape ? reshape->input(0) : kept;
+}
+
 std::optional<PrefixSlice> prefixSlice(Model& model, const Graph& g, NodeId slice, int64_t rank) {
   std::vector<int64_t> starts, axes, steps;
   if (!readIntsParam(model, g, slice, "starts", starts) ||

@@ -40,6 +40,12 @@ bool isDimOf(const MatchContext& ctx, ValueId v, ValueId x, int axis);
 /// value, or `a` reads dim i of some y (as isDimOf reads them) and `b` is that dim (isDimOf).
 bool sameDimRead(const MatchContext& ctx, ValueId a, ValueId b);
 
+/// The sizes an Expand target guarded by TorchScript's expand symbolic holds:
+/// Where(Equal(r, c), k, r) with c a constant of negatives only (dims never are, so the
+/// Where keeps r), r or Reshape(r, [-1]) of a 1-D r. nullopt when `s` is another Where; `s`
+/// itself when it is no Where.
+std::optional<ValueId> throughExpandSizeGuard(const MatchContext& ctx, ValueId s);
+
 /// A Slice that keeps a prefix of every axis it slices: starts all 0, steps absent or all 1
 /// (x[..., :n] as exporters write it).
 struct PrefixSlice {

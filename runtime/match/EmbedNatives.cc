@@ -139,18 +139,9 @@ bool isIdsShape(const MatchContext& ctx, ValueId s, ValueId ids) {
     return concat->inputs().size() == 2 && dimOrOne(concat->input(0), 0) &&
            dimOrOne(concat->input(1), 1);
   }
-  if (const Node* where = producerOp(g, s, "Where")) {
-    const Node* equal = producerOp(g, where->input(0), "Equal");
-    const ValueId kept = where->input(2);
-    if (!equal || valueRank(g, kept) != 1) return false;
-    const ValueId other = otherInput(*equal, kept);
-    const auto c = ints(ctx, other);
-    if (!c || c->empty()) return false;
-    for (int64_t x : *c)
-      if (x >= 0) return false;
-    // reshape_to_own_shape drops the Reshape(s', [-1]) of a 1-D s' first.
-    const Node* reshape = producerOp(g, kept, "Reshape");
-    return isIdsShape(ctx, reshape ? reshape->input(0) : kept, ids);
+  if (producerOp(g, s, "Where")) {
+    const std::optional<ValueId> kept = throughExpandSizeGuard(ctx, s);
+    return kept && isIdsShape(ctx, *kept, ids);
   }
   const auto c = ints(ctx, s);
   const auto batch = staticDim(g, ids, 0);

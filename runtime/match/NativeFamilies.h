@@ -26,6 +26,12 @@ struct NativeFamily {
 
 /// An INT attribute of `value`, as attribute helpers return it (the caller names it).
 std::optional<onnx::AttributeProto> intAttribute(int64_t value);
+/// A 1-D int64 tensor of `values`, as shape tensor helpers return it.
+onnx::TensorProto int64Vector(const std::vector<int64_t>& values);
+
+/// A mask value no score survives: at most -2^100 (finfo.min, -inf, ...). Added to a score
+/// of the models' magnitudes it rounds to itself.
+inline constexpr double kHugeNegative = -1.2676506002282294e30;  // -2^100
 
 NativeFamily attentionNatives();  // AttentionNatives.cc
 NativeFamily rotaryNatives();     // RotaryNatives.cc

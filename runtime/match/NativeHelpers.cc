@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/match/NativeHelpers.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -208,15 +209,9 @@ std::optional<onnx::AttributeProto> numHeadsFromShape(const MatchContext& ctx, V
 std::optional<onnx::TensorProto> staticShapeTensor(const MatchContext& ctx, ValueArgs args) {
   if (args[0] == kNoId) return std::nullopt;
   const auto dims = staticShape(ctx.graph, args[0]);
-  if (!dims) return std::nullopt;
-  onnx::TensorProto t;
-  t.set_data_type(onnx::TensorProto::INT64);
-  t.add_dims(static_cast<int64_t>(dims->size()));
-  for (int64_t d : *dims) {
-    if (d < 0) return std::nullopt;
-    t.add_int64_data(d);
-  }
-  return t;
+  if (!dims || std::any_of(dims->begin(), dims->end(), [](int64_t d) { return d < 0; }))
+    return std::nullopt;
+  return int64Vector(*dims);
 }
 
 // ---- The registry ------------------------------------------------------------------------
@@ -304,6 +299,14 @@ class Registry {
 };
 
 }  // namespace
+
+onnx::TensorProto int64Vector(const std::vector<int64_t>& values) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::INT64);
+  t.add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) t.add_int64_data(v);
+  return t;
+}
 
 std::optional<onnx::AttributeProto> intAttribute(int64_t value) {
   onnx::AttributeProto a;

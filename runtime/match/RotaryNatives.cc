@@ -267,11 +267,7 @@ std::optional<onnx::AttributeProto> rotaryNumHeadsBsnh(const MatchContext& ctx, 
 std::optional<onnx::TensorProto> rotaryHeadsShape(const MatchContext& ctx, ValueArgs args) {
   const auto heads = bsnhHeads(ctx.graph, args[0]);
   if (!heads) return std::nullopt;
-  onnx::TensorProto t;
-  t.set_data_type(onnx::TensorProto::INT64);
-  t.add_dims(4);
-  for (int64_t d : {int64_t{0}, int64_t{0}, heads->first, heads->second}) t.add_int64_data(d);
-  return t;
+  return int64Vector({0, 0, heads->first, heads->second});
 }
 
 bool maxPositionsKnown(const MatchContext& ctx, ValueArgs) {
