@@ -94,23 +94,53 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kConstant2, v) && constant(Ids::kConstant2, v) && k();
   }
 
-  /// Pow(xf, 2.0)
+  /// 2.0
+  /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
+  bool matchConstant3(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant3)) return same(Ids::kConstant3, v) && k();
+    return bind(Ids::kConstant3, v) && constant(Ids::kConstant3, v) && k();
+  }
+
+  /// Cast(2.0)
+  /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
+  bool matchCast(ValueId v, gen::Next k) {
+    if (seen(Ids::kCast)) return same(Ids::kCast, v) && k();
+    if (!bind(Ids::kCast, v)) return false;
+    const NodeId n = node(Ids::kCast, v, op::kCast);
+    if (n == kNoId || !attrs(Ids::kCast, n, v)) return false;
+    return matchConstant3(input(n, 0), k);
+  }
+
+  /// 2.0 | Cast(2.0)
+  /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
+  bool matchAnyOf5(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf5)) return same(Ids::kAnyOf5, v) && k();
+    if (!bind(Ids::kAnyOf5, v)) return false;
+    const uint32_t m = mark();
+    if (choose(Ids::kAnyOf5, 0) && matchConstant2(v, k)) return true;
+    undo(m);
+    if (choose(Ids::kAnyOf5, 1) && matchCast(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(xf, (2.0 | Cast(2.0)))
   /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(Ids::kPow)) return same(Ids::kPow, v) && k();
     if (!bind(Ids::kPow, v)) return false;
     const NodeId n = node(Ids::kPow, v, op::kPow);
     if (n == kNoId || !attrs(Ids::kPow, n, v)) return false;
-    return matchXf(input(n, 0), [&] { return matchConstant2(input(n, 1), k); });
+    return matchXf(input(n, 0), [&] { return matchAnyOf5(input(n, 1), k); });
   }
 
   /// Mul(xf, xf)
   /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
-  bool matchMul4(ValueId v, gen::Next k) {
-    if (seen(Ids::kMul4)) return same(Ids::kMul4, v) && k();
-    if (!bind(Ids::kMul4, v)) return false;
-    const NodeId n = node(Ids::kMul4, v, op::kMul);
-    if (n == kNoId || !attrs(Ids::kMul4, n, v)) return false;
+  bool matchMul7(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul7)) return same(Ids::kMul7, v) && k();
+    if (!bind(Ids::kMul7, v)) return false;
+    const NodeId n = node(Ids::kMul7, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul7, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchXf(in0, [&] { return matchXf(in1, k); })) return true;
@@ -119,27 +149,27 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
     return matchXf(in1, [&] { return matchXf(in0, k); });
   }
 
-  /// Pow(xf, 2.0) | Mul(xf, xf)
+  /// Pow(xf, (2.0 | Cast(...))) | Mul(xf, xf)
   /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
-  bool matchAnyOf5(ValueId v, gen::Next k) {
-    if (seen(Ids::kAnyOf5)) return same(Ids::kAnyOf5, v) && k();
-    if (!bind(Ids::kAnyOf5, v)) return false;
+  bool matchAnyOf8(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf8)) return same(Ids::kAnyOf8, v) && k();
+    if (!bind(Ids::kAnyOf8, v)) return false;
     const uint32_t m = mark();
-    if (choose(Ids::kAnyOf5, 0) && matchPow(v, k)) return true;
+    if (choose(Ids::kAnyOf8, 0) && matchPow(v, k)) return true;
     undo(m);
-    if (choose(Ids::kAnyOf5, 1) && matchMul4(v, k)) return true;
+    if (choose(Ids::kAnyOf8, 1) && matchMul7(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// var = ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1)
+  /// var = ReduceMean((Pow(xf, (2.0 | Cast(...))) | Mul(xf, xf)), axes=[-1], keepdims=1)
   /// (rules/rms_norm.td: simplified_layer_norm 22:5, simplified_layer_norm_trailing_axes 22:5)
   bool matchVar(ValueId v, gen::Next k) {
     if (seen(Ids::kVar)) return same(Ids::kVar, v) && k();
     if (!bind(Ids::kVar, v)) return false;
     const NodeId n = node(Ids::kVar, v, op::kReduceMean);
     if (n == kNoId || !attrs(Ids::kVar, n, v)) return false;
-    return matchAnyOf5(input(n, 0), k);
+    return matchAnyOf8(input(n, 0), k);
   }
 
   /// eps
@@ -186,11 +216,11 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// Mul(xf, Reciprocal(std))
   /// (rules/rms_norm.td: simplified_layer_norm 24:32, simplified_layer_norm_trailing_axes 24:32)
-  bool matchMul11(ValueId v, gen::Next k) {
-    if (seen(Ids::kMul11)) return same(Ids::kMul11, v) && k();
-    if (!bind(Ids::kMul11, v)) return false;
-    const NodeId n = node(Ids::kMul11, v, op::kMul);
-    if (n == kNoId || !attrs(Ids::kMul11, n, v)) return false;
+  bool matchMul14(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul14)) return same(Ids::kMul14, v) && k();
+    if (!bind(Ids::kMul14, v)) return false;
+    const NodeId n = node(Ids::kMul14, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul14, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchXf(in0, [&] { return matchReciprocal(in1, k); })) return true;
@@ -201,57 +231,57 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// Div(xf, std)
   /// (rules/rms_norm.td: simplified_layer_norm 24:62, simplified_layer_norm_trailing_axes 24:62)
-  bool matchDiv12(ValueId v, gen::Next k) {
-    if (seen(Ids::kDiv12)) return same(Ids::kDiv12, v) && k();
-    if (!bind(Ids::kDiv12, v)) return false;
-    const NodeId n = node(Ids::kDiv12, v, op::kDiv);
-    if (n == kNoId || !attrs(Ids::kDiv12, n, v)) return false;
+  bool matchDiv15(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv15)) return same(Ids::kDiv15, v) && k();
+    if (!bind(Ids::kDiv15, v)) return false;
+    const NodeId n = node(Ids::kDiv15, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv15, n, v)) return false;
     return matchXf(input(n, 0), [&] { return matchStd(input(n, 1), k); });
   }
 
   /// 1.0
   /// (rules/rms_norm.td: simplified_layer_norm 25:47, simplified_layer_norm_trailing_axes 25:47)
-  bool matchConstant13(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant13)) return same(Ids::kConstant13, v) && k();
-    return bind(Ids::kConstant13, v) && constant(Ids::kConstant13, v) && k();
+  bool matchConstant16(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant16)) return same(Ids::kConstant16, v) && k();
+    return bind(Ids::kConstant16, v) && constant(Ids::kConstant16, v) && k();
   }
 
   /// Div(1.0, std)
   /// (rules/rms_norm.td: simplified_layer_norm 25:42, simplified_layer_norm_trailing_axes 25:42)
-  bool matchDiv14(ValueId v, gen::Next k) {
-    if (seen(Ids::kDiv14)) return same(Ids::kDiv14, v) && k();
-    if (!bind(Ids::kDiv14, v)) return false;
-    const NodeId n = node(Ids::kDiv14, v, op::kDiv);
-    if (n == kNoId || !attrs(Ids::kDiv14, n, v)) return false;
-    return matchConstant13(input(n, 0), [&] { return matchStd(input(n, 1), k); });
+  bool matchDiv17(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv17)) return same(Ids::kDiv17, v) && k();
+    if (!bind(Ids::kDiv17, v)) return false;
+    const NodeId n = node(Ids::kDiv17, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv17, n, v)) return false;
+    return matchConstant16(input(n, 0), [&] { return matchStd(input(n, 1), k); });
   }
 
   /// Mul(xf, Div(1.0, std))
   /// (rules/rms_norm.td: simplified_layer_norm 25:32, simplified_layer_norm_trailing_axes 25:32)
-  bool matchMul15(ValueId v, gen::Next k) {
-    if (seen(Ids::kMul15)) return same(Ids::kMul15, v) && k();
-    if (!bind(Ids::kMul15, v)) return false;
-    const NodeId n = node(Ids::kMul15, v, op::kMul);
-    if (n == kNoId || !attrs(Ids::kMul15, n, v)) return false;
+  bool matchMul18(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul18)) return same(Ids::kMul18, v) && k();
+    if (!bind(Ids::kMul18, v)) return false;
+    const NodeId n = node(Ids::kMul18, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul18, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchXf(in0, [&] { return matchDiv14(in1, k); })) return true;
+    if (matchXf(in0, [&] { return matchDiv17(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchXf(in1, [&] { return matchDiv14(in0, k); });
+    return matchXf(in1, [&] { return matchDiv17(in0, k); });
   }
 
   /// Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
   /// (rules/rms_norm.td: simplified_layer_norm 24:25, simplified_layer_norm_trailing_axes 24:25)
-  bool matchAnyOf16(ValueId v, gen::Next k) {
-    if (seen(Ids::kAnyOf16)) return same(Ids::kAnyOf16, v) && k();
-    if (!bind(Ids::kAnyOf16, v)) return false;
+  bool matchAnyOf19(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf19)) return same(Ids::kAnyOf19, v) && k();
+    if (!bind(Ids::kAnyOf19, v)) return false;
     const uint32_t m = mark();
-    if (choose(Ids::kAnyOf16, 0) && matchMul11(v, k)) return true;
+    if (choose(Ids::kAnyOf19, 0) && matchMul14(v, k)) return true;
     undo(m);
-    if (choose(Ids::kAnyOf16, 1) && matchDiv12(v, k)) return true;
+    if (choose(Ids::kAnyOf19, 1) && matchDiv15(v, k)) return true;
     undo(m);
-    if (choose(Ids::kAnyOf16, 2) && matchMul15(v, k)) return true;
+    if (choose(Ids::kAnyOf19, 2) && matchMul18(v, k)) return true;
     undo(m);
     return false;
   }
@@ -264,13 +294,13 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
     auto present = [&] {
       const NodeId n = node(Ids::kH, v, op::kCast);
       if (n == kNoId || !attrs(Ids::kH, n, v)) return false;
-      return matchAnyOf16(input(n, 0), k);
+      return matchAnyOf19(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
     // absent: Cast stands for its input
-    return matchAnyOf16(v, k);
+    return matchAnyOf19(v, k);
   }
 
   /// weight
@@ -281,23 +311,23 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// a
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 73:13, skip_simplified_layer_norm
-  /// 73:13)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 75:13, skip_simplified_layer_norm
+  /// 75:13)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
   /// skip
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 73:17, skip_simplified_layer_norm
-  /// 73:17)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 75:17, skip_simplified_layer_norm
+  /// 75:17)
   bool matchSkip(ValueId v, gen::Next k) {
     if (seen(Ids::kSkip)) return same(Ids::kSkip, v) && k();
     return bind(Ids::kSkip, v) && k();
   }
 
   /// s = Add(a, skip)
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 73:6, skip_simplified_layer_norm 73:6)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 75:6, skip_simplified_layer_norm 75:6)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     if (!bind(Ids::kS, v)) return false;
@@ -312,16 +342,16 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// gamma
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 74:49, skip_simplified_layer_norm
-  /// 74:49)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 76:49, skip_simplified_layer_norm
+  /// 76:49)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
   }
 
   /// SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 74:16, skip_simplified_layer_norm
-  /// 74:16)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 76:16, skip_simplified_layer_norm
+  /// 76:16)
   bool matchSimplifiedLayerNormalization(ValueId v, gen::Next k) {
     if (seen(Ids::kSimplifiedLayerNormalization)) return same(Ids::kSimplifiedLayerNormalization, v) && k();
     if (!bind(Ids::kSimplifiedLayerNormalization, v)) return false;
@@ -331,8 +361,8 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 75:16, skip_simplified_layer_norm
-  /// 75:16)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 77:16, skip_simplified_layer_norm
+  /// 77:16)
   bool matchRMSNormalization(ValueId v, gen::Next k) {
     if (seen(Ids::kRMSNormalization)) return same(Ids::kRMSNormalization, v) && k();
     if (!bind(Ids::kRMSNormalization, v)) return false;
@@ -343,7 +373,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// y = SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
   /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 74:6, skip_simplified_layer_norm 74:6)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 76:6, skip_simplified_layer_norm 76:6)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -366,7 +396,7 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
   static const gen::RuleSpec spec = {
     "simplified_layer_norm",
     "rules/rms_norm.td:36:5",
-    19,  // root expr
+    22,  // root expr
     // slots
     {"x", "xf", "var", "eps", "std", "h", "weight", "y"},
     0,  // attribute captures
@@ -380,42 +410,48 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
        {{"to", "rules/rms_norm.td:21:30", Attr::kEquals, {gen::intLiteral(1)}}}},
       // 2: 2.0
       {"constant 2.0", "rules/rms_norm.td:22:5", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 3: Pow(xf, 2.0)
-      {"Pow", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
-      // 4: Mul(xf, xf)
-      {"Mul", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
-      // 5: Pow(xf, 2.0) | Mul(xf, xf)
+      // 3: 2.0
+      {"constant 2.0", "rules/rms_norm.td:22:5", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 4: Cast(2.0)
+      {"Cast", "rules/rms_norm.td:22:5", gen::kNoSlot, 1},
+      // 5: 2.0 | Cast(2.0)
       {"alternatives", "rules/rms_norm.td:22:5"},
-      // 6: ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1)
+      // 6: Pow(xf, (2.0 | Cast(2.0)))
+      {"Pow", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
+      // 7: Mul(xf, xf)
+      {"Mul", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
+      // 8: Pow(xf, (2.0 | Cast(...))) | Mul(xf, xf)
+      {"alternatives", "rules/rms_norm.td:22:5"},
+      // 9: ReduceMean((Pow(xf, (2.0 | Cast(...))) | Mul(xf, xf)), axes=[-1], keepdims=1)
       {"ReduceMean", "rules/rms_norm.td:22:5", 2, 1,
        {{"axes", "rules/rms_norm.td:22:5", Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims", "rules/rms_norm.td:22:5", Attr::kEquals, {gen::intLiteral(1)}, false,
          gen::intLiteral(1)}}},
-      // 7: eps
+      // 10: eps
       {"eps", "rules/rms_norm.td:23:27", 3},
-      // 8: Add(var, eps)
+      // 11: Add(var, eps)
       {"Add", "rules/rms_norm.td:23:17", gen::kNoSlot, 2},
-      // 9: Sqrt(Add(var, eps))
+      // 12: Sqrt(Add(var, eps))
       {"Sqrt", "rules/rms_norm.td:23:6", 4, 1},
-      // 10: Reciprocal(std)
+      // 13: Reciprocal(std)
       {"Reciprocal", "rules/rms_norm.td:24:42", gen::kNoSlot, 1},
-      // 11: Mul(xf, Reciprocal(std))
+      // 14: Mul(xf, Reciprocal(std))
       {"Mul", "rules/rms_norm.td:24:32", gen::kNoSlot, 2},
-      // 12: Div(xf, std)
+      // 15: Div(xf, std)
       {"Div", "rules/rms_norm.td:24:62", gen::kNoSlot, 2},
-      // 13: 1.0
+      // 16: 1.0
       {"constant 1.0", "rules/rms_norm.td:25:47", gen::kNoSlot, 0, {}, gen::floatLiteral(1.0)},
-      // 14: Div(1.0, std)
+      // 17: Div(1.0, std)
       {"Div", "rules/rms_norm.td:25:42", gen::kNoSlot, 2},
-      // 15: Mul(xf, Div(1.0, std))
+      // 18: Mul(xf, Div(1.0, std))
       {"Mul", "rules/rms_norm.td:25:32", gen::kNoSlot, 2},
-      // 16: Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
+      // 19: Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
       {"alternatives", "rules/rms_norm.td:24:25"},
-      // 17: Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
+      // 20: Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
       {"Cast", "rules/rms_norm.td:24:16", 5, 1},
-      // 18: weight
+      // 21: weight
       {"weight", "rules/rms_norm.td:26:17", 6},
-      // 19: Mul(h, weight)
+      // 22: Mul(h, weight)
       {"Mul", "rules/rms_norm.td:26:6", 7, 2},
     },
     // constraints
@@ -424,7 +460,9 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
      {Check::kRank, "rules/rms_norm.td:43:44", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot, {1}},
      {Check::kElemType, "rules/rms_norm.td:44:16", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float", "float16", "bfloat16"}, {1, 10, 16}},
-     {Check::kNative, "rules/rms_norm.td:45:16", "weight", gen::kNoSlot, {"weight", "x"}, {6, 0},
+     {Check::kElemType, "rules/rms_norm.td:45:16", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float", "float16", "bfloat16"}, {1, 10, 16}},
+     {Check::kNative, "rules/rms_norm.td:46:16", "weight", gen::kNoSlot, {"weight", "x"}, {6, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")}},
     // rewrite variants
     {{true, "", 23}, {}},
@@ -438,23 +476,26 @@ struct SimplifiedLayerNormIds {
     kX = 0,
     kXf = 1,
     kConstant2 = 2,
-    kPow = 3,
-    kMul4 = 4,
+    kConstant3 = 3,
+    kCast = 4,
     kAnyOf5 = 5,
-    kVar = 6,
-    kEps = 7,
-    kAdd = 8,
-    kStd = 9,
-    kReciprocal = 10,
-    kMul11 = 11,
-    kDiv12 = 12,
-    kConstant13 = 13,
-    kDiv14 = 14,
-    kMul15 = 15,
-    kAnyOf16 = 16,
-    kH = 17,
-    kWeight = 18,
-    kY = 19,
+    kPow = 6,
+    kMul7 = 7,
+    kAnyOf8 = 8,
+    kVar = 9,
+    kEps = 10,
+    kAdd = 11,
+    kStd = 12,
+    kReciprocal = 13,
+    kMul14 = 14,
+    kDiv15 = 15,
+    kConstant16 = 16,
+    kDiv17 = 17,
+    kMul18 = 18,
+    kAnyOf19 = 19,
+    kH = 20,
+    kWeight = 21,
+    kY = 22,
   };
 };
 
@@ -499,9 +540,9 @@ class SimplifiedLayerNormMatch : public RmsNormSharedMatch<SimplifiedLayerNormId
   // ---- Match
 
   // From RmsNormSharedMatch (the same in other rules of this file):
-  // matchX, matchXf, matchConstant2, matchPow, matchMul4, matchAnyOf5, matchVar, matchEps,
-  // matchAdd, matchStd, matchReciprocal, matchMul11, matchDiv12, matchConstant13, matchDiv14,
-  // matchMul15, matchAnyOf16, matchH, matchWeight.
+  // matchX, matchXf, matchConstant2, matchConstant3, matchCast, matchAnyOf5, matchPow, matchMul7,
+  // matchAnyOf8, matchVar, matchEps, matchAdd, matchStd, matchReciprocal, matchMul14, matchDiv15,
+  // matchConstant16, matchDiv17, matchMul18, matchAnyOf19, matchH, matchWeight.
 
   /// y = Mul(h, weight)  (rules/rms_norm.td:26:6)
   bool matchY(ValueId v, gen::Next k) {
@@ -629,7 +670,7 @@ class SimplifiedLayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rms_norm.td:54
+// Generated from: rules/rms_norm.td:55
 // simplified_layer_norm_trailing_axes (priority 99): RMSNorm over the last k axes of x (all of them when ReduceMean has no axes).
 //===----------------------------------------------------------------------===//
 
@@ -637,8 +678,8 @@ class SimplifiedLayerNormRule : public RewritePattern {
 const gen::RuleSpec& specSimplifiedLayerNormTrailingAxes() {
   static const gen::RuleSpec spec = {
     "simplified_layer_norm_trailing_axes",
-    "rules/rms_norm.td:54:5",
-    19,  // root expr
+    "rules/rms_norm.td:55:5",
+    22,  // root expr
     // slots
     {"x", "xf", "var", "eps", "std", "h", "weight", "y"},
     0,  // attribute captures
@@ -652,54 +693,62 @@ const gen::RuleSpec& specSimplifiedLayerNormTrailingAxes() {
        {{"to", "rules/rms_norm.td:21:30", Attr::kEquals, {gen::intLiteral(1)}}}},
       // 2: 2.0
       {"constant 2.0", "rules/rms_norm.td:22:5", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
-      // 3: Pow(xf, 2.0)
-      {"Pow", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
-      // 4: Mul(xf, xf)
-      {"Mul", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
-      // 5: Pow(xf, 2.0) | Mul(xf, xf)
+      // 3: 2.0
+      {"constant 2.0", "rules/rms_norm.td:22:5", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 4: Cast(2.0)
+      {"Cast", "rules/rms_norm.td:22:5", gen::kNoSlot, 1},
+      // 5: 2.0 | Cast(2.0)
       {"alternatives", "rules/rms_norm.td:22:5"},
-      // 6: ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), keepdims=1)
+      // 6: Pow(xf, (2.0 | Cast(2.0)))
+      {"Pow", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
+      // 7: Mul(xf, xf)
+      {"Mul", "rules/rms_norm.td:22:5", gen::kNoSlot, 2},
+      // 8: Pow(xf, (2.0 | Cast(...))) | Mul(xf, xf)
+      {"alternatives", "rules/rms_norm.td:22:5"},
+      // 9: ReduceMean((Pow(xf, (2.0 | Cast(...))) | Mul(xf, xf)), keepdims=1)
       {"ReduceMean", "rules/rms_norm.td:22:5", 2, 1,
        {{"keepdims", "rules/rms_norm.td:22:5", Attr::kEquals, {gen::intLiteral(1)}, false,
          gen::intLiteral(1)}}},
-      // 7: eps
+      // 10: eps
       {"eps", "rules/rms_norm.td:23:27", 3},
-      // 8: Add(var, eps)
+      // 11: Add(var, eps)
       {"Add", "rules/rms_norm.td:23:17", gen::kNoSlot, 2},
-      // 9: Sqrt(Add(var, eps))
+      // 12: Sqrt(Add(var, eps))
       {"Sqrt", "rules/rms_norm.td:23:6", 4, 1},
-      // 10: Reciprocal(std)
+      // 13: Reciprocal(std)
       {"Reciprocal", "rules/rms_norm.td:24:42", gen::kNoSlot, 1},
-      // 11: Mul(xf, Reciprocal(std))
+      // 14: Mul(xf, Reciprocal(std))
       {"Mul", "rules/rms_norm.td:24:32", gen::kNoSlot, 2},
-      // 12: Div(xf, std)
+      // 15: Div(xf, std)
       {"Div", "rules/rms_norm.td:24:62", gen::kNoSlot, 2},
-      // 13: 1.0
+      // 16: 1.0
       {"constant 1.0", "rules/rms_norm.td:25:47", gen::kNoSlot, 0, {}, gen::floatLiteral(1.0)},
-      // 14: Div(1.0, std)
+      // 17: Div(1.0, std)
       {"Div", "rules/rms_norm.td:25:42", gen::kNoSlot, 2},
-      // 15: Mul(xf, Div(1.0, std))
+      // 18: Mul(xf, Div(1.0, std))
       {"Mul", "rules/rms_norm.td:25:32", gen::kNoSlot, 2},
-      // 16: Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
+      // 19: Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
       {"alternatives", "rules/rms_norm.td:24:25"},
-      // 17: Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
+      // 20: Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
       {"Cast", "rules/rms_norm.td:24:16", 5, 1},
-      // 18: weight
+      // 21: weight
       {"weight", "rules/rms_norm.td:26:17", 6},
-      // 19: Mul(h, weight)
+      // 22: Mul(h, weight)
       {"Mul", "rules/rms_norm.td:26:6", 7, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/rms_norm.td:60:16", "eps", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kScalar, "rules/rms_norm.td:61:16", "eps", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       true, true, 0.0, 0.001},
-     {Check::kNative, "rules/rms_norm.td:60:44", "var", gen::kNoSlot, {"var", "xf"}, {2, 1},
+     {Check::kNative, "rules/rms_norm.td:61:44", "var", gen::kNoSlot, {"var", "xf"}, {2, 1},
       "reduces_trailing_axes", gen::nativePredicate("reduces_trailing_axes")},
-     {Check::kNative, "rules/rms_norm.td:61:16", "weight", gen::kNoSlot, {"weight", "var", "xf"},
+     {Check::kNative, "rules/rms_norm.td:62:16", "weight", gen::kNoSlot, {"weight", "var", "xf"},
       {6, 2, 1}, "fits_normalized_shape", gen::nativePredicate("fits_normalized_shape")},
-     {Check::kNative, "rules/rms_norm.td:62:16", "y", gen::kNoSlot, {"y", "x"}, {7, 0},
+     {Check::kNative, "rules/rms_norm.td:63:16", "y", gen::kNoSlot, {"y", "x"}, {7, 0},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kElemType, "rules/rms_norm.td:63:16", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot,
-      {}, false, false, 0.0, 0.0, {"float", "float16", "bfloat16"}, {1, 10, 16}}},
+     {Check::kElemType, "rules/rms_norm.td:64:16", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float", "float16", "bfloat16"}, {1, 10, 16}},
+     {Check::kElemType, "rules/rms_norm.td:65:16", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float", "float16", "bfloat16"}, {1, 10, 16}}},
     // rewrite variants
     {{true, "", 23}, {}},
   };
@@ -712,23 +761,26 @@ struct SimplifiedLayerNormTrailingAxesIds {
     kX = 0,
     kXf = 1,
     kConstant2 = 2,
-    kPow = 3,
-    kMul4 = 4,
+    kConstant3 = 3,
+    kCast = 4,
     kAnyOf5 = 5,
-    kVar = 6,
-    kEps = 7,
-    kAdd = 8,
-    kStd = 9,
-    kReciprocal = 10,
-    kMul11 = 11,
-    kDiv12 = 12,
-    kConstant13 = 13,
-    kDiv14 = 14,
-    kMul15 = 15,
-    kAnyOf16 = 16,
-    kH = 17,
-    kWeight = 18,
-    kY = 19,
+    kPow = 6,
+    kMul7 = 7,
+    kAnyOf8 = 8,
+    kVar = 9,
+    kEps = 10,
+    kAdd = 11,
+    kStd = 12,
+    kReciprocal = 13,
+    kMul14 = 14,
+    kDiv15 = 15,
+    kConstant16 = 16,
+    kDiv17 = 17,
+    kMul18 = 18,
+    kAnyOf19 = 19,
+    kH = 20,
+    kWeight = 21,
+    kY = 22,
   };
 };
 
@@ -773,9 +825,9 @@ class SimplifiedLayerNormTrailingAxesMatch : public RmsNormSharedMatch<Simplifie
   // ---- Match
 
   // From RmsNormSharedMatch (the same in other rules of this file):
-  // matchX, matchXf, matchConstant2, matchPow, matchMul4, matchAnyOf5, matchVar, matchEps,
-  // matchAdd, matchStd, matchReciprocal, matchMul11, matchDiv12, matchConstant13, matchDiv14,
-  // matchMul15, matchAnyOf16, matchH, matchWeight.
+  // matchX, matchXf, matchConstant2, matchConstant3, matchCast, matchAnyOf5, matchPow, matchMul7,
+  // matchAnyOf8, matchVar, matchEps, matchAdd, matchStd, matchReciprocal, matchMul14, matchDiv15,
+  // matchConstant16, matchDiv17, matchMul18, matchAnyOf19, matchH, matchWeight.
 
   /// y = Mul(h, weight)  (rules/rms_norm.td:26:6)
   bool matchY(ValueId v, gen::Next k) {
@@ -897,7 +949,7 @@ class SimplifiedLayerNormTrailingAxesRule : public RewritePattern {
             root,
             99,
             {"ort", "onnx"},
-            "rules/rms_norm.td:54:5",
+            "rules/rms_norm.td:55:5",
             {op::kRMSNormalization, op::kSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -919,7 +971,7 @@ class SimplifiedLayerNormTrailingAxesRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rms_norm.td:81
+// Generated from: rules/rms_norm.td:83
 // skip_simplified_layer_norm_residual (priority 61): Add + RMSNorm whose sum is also read elsewhere.
 //===----------------------------------------------------------------------===//
 
@@ -927,7 +979,7 @@ class SimplifiedLayerNormTrailingAxesRule : public RewritePattern {
 const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
   static const gen::RuleSpec spec = {
     "skip_simplified_layer_norm_residual",
-    "rules/rms_norm.td:81:5",
+    "rules/rms_norm.td:83:5",
     6,  // root expr
     // slots
     {"a", "skip", "s", "gamma", "y"},
@@ -936,40 +988,40 @@ const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
     // exprs
     {
       // 0: a
-      {"a", "rules/rms_norm.td:73:13", 0},
+      {"a", "rules/rms_norm.td:75:13", 0},
       // 1: skip
-      {"skip", "rules/rms_norm.td:73:17", 1},
+      {"skip", "rules/rms_norm.td:75:17", 1},
       // 2: Add(a, skip)
-      {"Add", "rules/rms_norm.td:73:6", 2, 2},
+      {"Add", "rules/rms_norm.td:75:6", 2, 2},
       // 3: gamma
-      {"gamma", "rules/rms_norm.td:74:49", 3},
+      {"gamma", "rules/rms_norm.td:76:49", 3},
       // 4: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"SimplifiedLayerNormalization", "rules/rms_norm.td:74:16", gen::kNoSlot, 2,
-       {{"axis", "rules/rms_norm.td:74:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"SimplifiedLayerNormalization", "rules/rms_norm.td:76:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:76:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(-1)},
-        {"epsilon", "rules/rms_norm.td:74:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+        {"epsilon", "rules/rms_norm.td:76:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
          {}, 0.0, 0.0, 0, "eps"}}},
       // 5: RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"RMSNormalization", "rules/rms_norm.td:75:16", gen::kNoSlot, 2,
-       {{"axis", "rules/rms_norm.td:75:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"RMSNormalization", "rules/rms_norm.td:77:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:77:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(-1)},
-        {"epsilon", "rules/rms_norm.td:75:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+        {"epsilon", "rules/rms_norm.td:77:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
          {}, 0.0, 0.0, 0, "eps"}}},
       // 6: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) | RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"y", "rules/rms_norm.td:74:6", 4},
+      {"y", "rules/rms_norm.td:76:6", 4},
     },
     // constraints
-    {{Check::kConsumers, "rules/rms_norm.td:84:7", "s", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kConsumers, "rules/rms_norm.td:86:7", "s", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       true, true, 2.0, 1e+06},
-     {Check::kShape, "rules/rms_norm.td:84:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
+     {Check::kShape, "rules/rms_norm.td:86:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
       false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/rms_norm.td:84:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rms_norm.td:86:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/rms_norm.td:84:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rms_norm.td:86:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"H"}, {{Dim::kSymbol, 0, 2}}},
-     {Check::kNative, "rules/rms_norm.td:84:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
+     {Check::kNative, "rules/rms_norm.td:86:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
       {0, 1, 3}, "same_elem_type", gen::nativePredicate("same_elem_type")}},
     // rewrite variants
     {{}},
@@ -1027,21 +1079,21 @@ class SkipSimplifiedLayerNormResidualMatch : public RmsNormSharedMatch<SkipSimpl
 
   // ---- Rewrite
 
-  /// Variant 0, rules/rms_norm.td:85:7:
+  /// Variant 0, rules/rms_norm.td:87:7:
   ///   y = com.microsoft.SkipSimplifiedLayerNormalization(a, skip, gamma, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/rms_norm.td:86:55", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/rms_norm.td:86:59", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/rms_norm.td:86:66", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/rms_norm.td:88:55", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/rms_norm.td:88:59", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/rms_norm.td:88:66", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/rms_norm.td:86:75",
-        "rules/rms_norm.td:86:75");
+        "rules/rms_norm.td:88:75",
+        "rules/rms_norm.td:88:75");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     collectMatched();
@@ -1049,14 +1101,14 @@ class SkipSimplifiedLayerNormResidualMatch : public RmsNormSharedMatch<SkipSimpl
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rms_norm.td:85:7",
-        "rules/rms_norm.td:86:20")) return false;
+        "rules/rms_norm.td:87:7",
+        "rules/rms_norm.td:88:20")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/rms_norm.td:85:7",
-        "rules/rms_norm.td:85:39")) return false;
+        "rules/rms_norm.td:87:7",
+        "rules/rms_norm.td:87:39")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1086,7 +1138,7 @@ class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
             root,
             61,
             {"ort"},
-            "rules/rms_norm.td:81:5",
+            "rules/rms_norm.td:83:5",
             {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1108,7 +1160,7 @@ class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rms_norm.td:89
+// Generated from: rules/rms_norm.td:91
 // skip_simplified_layer_norm (priority 60): Add + RMSNorm.
 //===----------------------------------------------------------------------===//
 
@@ -1116,7 +1168,7 @@ class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
 const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
   static const gen::RuleSpec spec = {
     "skip_simplified_layer_norm",
-    "rules/rms_norm.td:89:5",
+    "rules/rms_norm.td:91:5",
     6,  // root expr
     // slots
     {"a", "skip", "s", "gamma", "y"},
@@ -1125,38 +1177,38 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
     // exprs
     {
       // 0: a
-      {"a", "rules/rms_norm.td:73:13", 0},
+      {"a", "rules/rms_norm.td:75:13", 0},
       // 1: skip
-      {"skip", "rules/rms_norm.td:73:17", 1},
+      {"skip", "rules/rms_norm.td:75:17", 1},
       // 2: Add(a, skip)
-      {"Add", "rules/rms_norm.td:73:6", 2, 2},
+      {"Add", "rules/rms_norm.td:75:6", 2, 2},
       // 3: gamma
-      {"gamma", "rules/rms_norm.td:74:49", 3},
+      {"gamma", "rules/rms_norm.td:76:49", 3},
       // 4: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"SimplifiedLayerNormalization", "rules/rms_norm.td:74:16", gen::kNoSlot, 2,
-       {{"axis", "rules/rms_norm.td:74:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"SimplifiedLayerNormalization", "rules/rms_norm.td:76:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:76:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(-1)},
-        {"epsilon", "rules/rms_norm.td:74:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+        {"epsilon", "rules/rms_norm.td:76:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
          {}, 0.0, 0.0, 0, "eps"}}},
       // 5: RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"RMSNormalization", "rules/rms_norm.td:75:16", gen::kNoSlot, 2,
-       {{"axis", "rules/rms_norm.td:75:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"RMSNormalization", "rules/rms_norm.td:77:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:77:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(-1)},
-        {"epsilon", "rules/rms_norm.td:75:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+        {"epsilon", "rules/rms_norm.td:77:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
          {}, 0.0, 0.0, 0, "eps"}}},
       // 6: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) | RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      {"y", "rules/rms_norm.td:74:6", 4},
+      {"y", "rules/rms_norm.td:76:6", 4},
     },
     // constraints
-    {{Check::kShape, "rules/rms_norm.td:92:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
+    {{Check::kShape, "rules/rms_norm.td:94:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
       false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/rms_norm.td:92:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rms_norm.td:94:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/rms_norm.td:92:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rms_norm.td:94:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"H"}, {{Dim::kSymbol, 0, 2}}},
-     {Check::kNative, "rules/rms_norm.td:92:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
+     {Check::kNative, "rules/rms_norm.td:94:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
       {0, 1, 3}, "same_elem_type", gen::nativePredicate("same_elem_type")}},
     // rewrite variants
     {{}},
@@ -1214,20 +1266,20 @@ class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLay
 
   // ---- Rewrite
 
-  /// Variant 0, rules/rms_norm.td:93:7:
+  /// Variant 0, rules/rms_norm.td:95:7:
   ///   y = com.microsoft.SkipSimplifiedLayerNormalization(a, skip, gamma, epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/rms_norm.td:93:57", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/rms_norm.td:93:61", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/rms_norm.td:93:68", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/rms_norm.td:95:57", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/rms_norm.td:95:61", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/rms_norm.td:95:68", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/rms_norm.td:94:57",
-        "rules/rms_norm.td:94:57");
+        "rules/rms_norm.td:96:57",
+        "rules/rms_norm.td:96:57");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     collectMatched();
@@ -1235,8 +1287,8 @@ class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLay
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rms_norm.td:93:7",
-        "rules/rms_norm.td:93:19")) return false;
+        "rules/rms_norm.td:95:7",
+        "rules/rms_norm.td:95:19")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1263,7 +1315,7 @@ class SkipSimplifiedLayerNormRule : public RewritePattern {
             root,
             60,
             {"ort"},
-            "rules/rms_norm.td:89:5",
+            "rules/rms_norm.td:91:5",
             {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 

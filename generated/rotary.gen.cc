@@ -46,6 +46,7 @@ const OpId kCos = OpId::get("", "Cos");
 const OpId kDiv = OpId::get("", "Div");
 const OpId kExpand = OpId::get("", "Expand");
 const OpId kGather = OpId::get("", "Gather");
+const OpId kLess = OpId::get("", "Less");
 const OpId kMatMul = OpId::get("", "MatMul");
 const OpId kMul = OpId::get("", "Mul");
 const OpId kNeg = OpId::get("", "Neg");
@@ -60,6 +61,7 @@ const OpId kSplit = OpId::get("", "Split");
 const OpId kSqueeze = OpId::get("", "Squeeze");
 const OpId kTranspose = OpId::get("", "Transpose");
 const OpId kUnsqueeze = OpId::get("", "Unsqueeze");
+const OpId kWhere = OpId::get("", "Where");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
@@ -73,8 +75,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// cos_cache
-  /// (rules/rotary.yaml: rotary_embedding 195:48, rotary_embedding_interleaved 308:30,
-  /// rotary_embedding_interleaved_bsnh 324:30)
+  /// (rules/rotary.yaml: rotary_embedding 195:48, rotary_embedding_interleaved 313:30,
+  /// rotary_embedding_interleaved_bsnh 329:30)
   bool matchCosCache(ValueId v, gen::Next k) {
     if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
     return bind(Ids::kCosCache, v) && k();
@@ -83,18 +85,18 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// pos
   /// (rules/rotary.yaml: rotary_embedding 195:60, rotary_embedding_computed 143:45 (in
   /// computed_rope at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 143:45 (in
-  /// computed_rope at rules/rotary.yaml:275:60), rotary_embedding_interleaved 308:41,
-  /// rotary_embedding_interleaved_bsnh 324:41, rotary_embedding_partial 42:45 (in rotary_op at
-  /// rules/rotary.yaml:351:26), rotary_embedding_partial_bsnh 42:45 (in rotary_op at
-  /// rules/rotary.yaml:373:27))
+  /// computed_rope at rules/rotary.yaml:278:60), rotary_embedding_interleaved 313:41,
+  /// rotary_embedding_interleaved_bsnh 329:41, rotary_embedding_partial 42:45 (in rotary_op at
+  /// rules/rotary.yaml:356:26), rotary_embedding_partial_bsnh 42:45 (in rotary_op at
+  /// rules/rotary.yaml:378:27))
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// sin_cache
-  /// (rules/rotary.yaml: rotary_embedding 196:48, rotary_embedding_interleaved 309:30,
-  /// rotary_embedding_interleaved_bsnh 325:30)
+  /// (rules/rotary.yaml: rotary_embedding 196:48, rotary_embedding_interleaved 314:30,
+  /// rotary_embedding_interleaved_bsnh 330:30)
   bool matchSinCache(ValueId v, gen::Next k) {
     if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
     return bind(Ids::kSinCache, v) && k();
@@ -102,9 +104,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/rotary.yaml: rotary_embedding 199:21, rotary_embedding_computed 244:74,
-  /// rotary_embedding_computed_runtime 275:74, rotary_embedding_interleaved 310:21,
-  /// rotary_embedding_interleaved_bsnh 326:21, rotary_embedding_partial 348:38,
-  /// rotary_embedding_partial_bsnh 372:38)
+  /// rotary_embedding_computed_runtime 278:74, rotary_embedding_interleaved 315:21,
+  /// rotary_embedding_interleaved_bsnh 331:21, rotary_embedding_partial 353:38,
+  /// rotary_embedding_partial_bsnh 377:38)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -112,8 +114,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding 120:26 (in cache_rows at rules/rotary.yaml:195:37),
-  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:310:34),
-  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:326:34))
+  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:315:34),
+  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:331:34))
   bool matchConstant20(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
     return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
@@ -123,7 +125,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 120:66 (in cache_rows at rules/rotary.yaml:196:37),
   /// rotary_embedding_computed 50:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 50:49 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchConstant40(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant40)) return same(Ids::kConstant40, v) && k();
     return bind(Ids::kConstant40, v) && constant(Ids::kConstant40, v) && k();
@@ -133,7 +135,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 121:49 (in cache_rows at rules/rotary.yaml:196:37),
   /// rotary_embedding_computed 51:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 51:49 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchConstant48(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant48)) return same(Ids::kConstant48, v) && k();
     return bind(Ids::kConstant48, v) && constant(Ids::kConstant48, v) && k();
@@ -143,7 +145,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:199:34),
   /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 50:44 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1I1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I1)) return same(Ids::kRotateHalf1I1, v) && k();
     return bind(Ids::kRotateHalf1I1, v) && k();
@@ -153,7 +155,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:199:34),
   /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 50:58 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1C1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C1)) return same(Ids::kRotateHalf1C1, v) && k();
     return bind(Ids::kRotateHalf1C1, v) && k();
@@ -163,7 +165,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:199:34),
   /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 51:44 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1I2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I2)) return same(Ids::kRotateHalf1I2, v) && k();
     return bind(Ids::kRotateHalf1I2, v) && k();
@@ -173,7 +175,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:199:34),
   /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 51:58 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1C2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C2)) return same(Ids::kRotateHalf1C2, v) && k();
     return bind(Ids::kRotateHalf1C2, v) && k();
@@ -183,7 +185,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:199:34),
   /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 52:29 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A1)) return same(Ids::kRotateHalf1A1, v) && k();
     return bind(Ids::kRotateHalf1A1, v) && k();
@@ -193,7 +195,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:199:34),
   /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 53:26 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1E2)) return same(Ids::kRotateHalf1E2, v) && k();
     return bind(Ids::kRotateHalf1E2, v) && k();
@@ -203,7 +205,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:199:34),
   /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 53:30 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A2)) return same(Ids::kRotateHalf1A2, v) && k();
     return bind(Ids::kRotateHalf1A2, v) && k();
@@ -213,7 +215,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:199:34),
   /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 54:16 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1P1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P1)) return same(Ids::kRotateHalf1P1, v) && k();
     if (!bind(Ids::kRotateHalf1P1, v)) return false;
@@ -226,7 +228,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:199:34),
   /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope
   /// at rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 55:32 (in rotate_half at
-  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1P2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P2)) return same(Ids::kRotateHalf1P2, v) && k();
     return bind(Ids::kRotateHalf1P2, v) && k();
@@ -235,7 +237,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// p0
   /// (rules/rotary.yaml: rotary_embedding_computed 141:29 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:29 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchP0(ValueId v, gen::Next k) {
     if (seen(Ids::kP0)) return same(Ids::kP0, v) && k();
     return bind(Ids::kP0, v) && k();
@@ -244,7 +246,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// pe
   /// (rules/rotary.yaml: rotary_embedding_computed 141:33 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:33 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchPe(ValueId v, gen::Next k) {
     if (seen(Ids::kPe)) return same(Ids::kPe, v) && k();
     return bind(Ids::kPe, v) && k();
@@ -253,7 +255,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// 1
   /// (rules/rotary.yaml: rotary_embedding_computed 141:37 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:37 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchConstant4(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant4)) return same(Ids::kConstant4, v) && k();
     return bind(Ids::kConstant4, v) && constant(Ids::kConstant4, v) && k();
@@ -262,7 +264,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Range(p0, pe, 1)
   /// (rules/rotary.yaml: rotary_embedding_computed 141:23 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:23 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchRange(ValueId v, gen::Next k) {
     if (seen(Ids::kRange)) return same(Ids::kRange, v) && k();
     if (!bind(Ids::kRange, v)) return false;
@@ -278,7 +280,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// computed_rope.1.p1 = Unsqueeze(Range(p0, pe, 1), axes=[0])
   /// (rules/rotary.yaml: rotary_embedding_computed 141:13 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 141:13 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchComputedRope1P1(ValueId v, gen::Next k) {
     if (seen(Ids::kComputedRope1P1)) return same(Ids::kComputedRope1P1, v) && k();
     if (!bind(Ids::kComputedRope1P1, v)) return false;
@@ -290,7 +292,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// inv_freq
   /// (rules/rotary.yaml: rotary_embedding_computed 142:37 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:37 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchInvFreq(ValueId v, gen::Next k) {
     if (seen(Ids::kInvFreq)) return same(Ids::kInvFreq, v) && k();
     return bind(Ids::kInvFreq, v) && k();
@@ -299,7 +301,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// _
   /// (rules/rotary.yaml: rotary_embedding_computed 142:47 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:47 (in computed_rope at
-  /// rules/rotary.yaml:275:60), rotary_embedding_partial_bsnh 374:31)
+  /// rules/rotary.yaml:278:60), rotary_embedding_partial_bsnh 379:31)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
@@ -308,7 +310,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Expand(inv_freq, _)
   /// (rules/rotary.yaml: rotary_embedding_computed 142:30 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:30 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(Ids::kExpand)) return same(Ids::kExpand, v) && k();
     if (!bind(Ids::kExpand, v)) return false;
@@ -320,7 +322,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Expand(inv_freq, _) | inv_freq
   /// (rules/rotary.yaml: rotary_embedding_computed 142:50 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:50 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchAnyOf10(ValueId v, gen::Next k) {
     if (seen(Ids::kAnyOf10)) return same(Ids::kAnyOf10, v) && k();
     if (!bind(Ids::kAnyOf10, v)) return false;
@@ -335,7 +337,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Unsqueeze(pos, axes=[1])
   /// (rules/rotary.yaml: rotary_embedding_computed 143:35 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 143:35 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchUnsqueeze12(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze12)) return same(Ids::kUnsqueeze12, v) && k();
     if (!bind(Ids::kUnsqueeze12, v)) return false;
@@ -347,7 +349,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Cast(Unsqueeze(pos, axes=[1]), to=1)
   /// (rules/rotary.yaml: rotary_embedding_computed 143:30 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 143:30 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchCast13(ValueId v, gen::Next k) {
     if (seen(Ids::kCast13)) return same(Ids::kCast13, v) && k();
     if (!bind(Ids::kCast13, v)) return false;
@@ -359,7 +361,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Unsqueeze(computed_rope.1.p1, axes=[1])
   /// (rules/rotary.yaml: rotary_embedding_computed 144:37 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 144:37 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchUnsqueeze14(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze14)) return same(Ids::kUnsqueeze14, v) && k();
     if (!bind(Ids::kUnsqueeze14, v)) return false;
@@ -371,7 +373,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
   /// (rules/rotary.yaml: rotary_embedding_computed 144:32 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 144:32 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchCast15(ValueId v, gen::Next k) {
     if (seen(Ids::kCast15)) return same(Ids::kCast15, v) && k();
     if (!bind(Ids::kCast15, v)) return false;
@@ -383,7 +385,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Cast(Unsqueeze(pos, axes=[1]), to=1) | Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
   /// (rules/rotary.yaml: rotary_embedding_computed 144:30 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 144:30 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchAnyOf16(ValueId v, gen::Next k) {
     if (seen(Ids::kAnyOf16)) return same(Ids::kAnyOf16, v) && k();
     if (!bind(Ids::kAnyOf16, v)) return false;
@@ -399,7 +401,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// to=1)))
   /// (rules/rotary.yaml: rotary_embedding_computed 142:23 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:23 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(Ids::kMatMul)) return same(Ids::kMatMul, v) && k();
     if (!bind(Ids::kMatMul, v)) return false;
@@ -412,7 +414,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// perm=[0, 2, 1])
   /// (rules/rotary.yaml: rotary_embedding_computed 142:13 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 142:13 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchComputedRope1Fr(ValueId v, gen::Next k) {
     if (seen(Ids::kComputedRope1Fr)) return same(Ids::kComputedRope1Fr, v) && k();
     if (!bind(Ids::kComputedRope1Fr, v)) return false;
@@ -424,7 +426,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// computed_rope.1.emb = Concat(computed_rope.1.fr, computed_rope.1.fr, axis=-1)
   /// (rules/rotary.yaml: rotary_embedding_computed 146:13 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 146:13 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchComputedRope1Emb(ValueId v, gen::Next k) {
     if (seen(Ids::kComputedRope1Emb)) return same(Ids::kComputedRope1Emb, v) && k();
     if (!bind(Ids::kComputedRope1Emb, v)) return false;
@@ -436,7 +438,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Cos(computed_rope.1.emb)
   /// (rules/rotary.yaml: rotary_embedding_computed 147:23 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:23 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchCos20(ValueId v, gen::Next k) {
     if (seen(Ids::kCos20)) return same(Ids::kCos20, v) && k();
     if (!bind(Ids::kCos20, v)) return false;
@@ -448,7 +450,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// fc
   /// (rules/rotary.yaml: rotary_embedding_computed 147:33 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:33 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchFc(ValueId v, gen::Next k) {
     if (seen(Ids::kFc)) return same(Ids::kFc, v) && k();
     return bind(Ids::kFc, v) && k();
@@ -457,7 +459,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Mul(Cos(computed_rope.1.emb), fc)
   /// (rules/rotary.yaml: rotary_embedding_computed 147:19 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:19 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(Ids::kMul22)) return same(Ids::kMul22, v) && k();
     if (!bind(Ids::kMul22, v)) return false;
@@ -474,7 +476,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Cos(computed_rope.1.emb)
   /// (rules/rotary.yaml: rotary_embedding_computed 147:47 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:47 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchCos23(ValueId v, gen::Next k) {
     if (seen(Ids::kCos23)) return same(Ids::kCos23, v) && k();
     if (!bind(Ids::kCos23, v)) return false;
@@ -486,7 +488,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Mul(Cos(computed_rope.1.emb), fc) | Cos(computed_rope.1.emb)
   /// (rules/rotary.yaml: rotary_embedding_computed 147:45 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:45 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchAnyOf24(ValueId v, gen::Next k) {
     if (seen(Ids::kAnyOf24)) return same(Ids::kAnyOf24, v) && k();
     if (!bind(Ids::kAnyOf24, v)) return false;
@@ -501,7 +503,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// ct = Cast?((Mul(Cos(...), fc) | Cos(computed_rope.1.emb)), to=1)
   /// (rules/rotary.yaml: rotary_embedding_computed 147:13 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 147:13 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchCt(ValueId v, gen::Next k) {
     if (seen(Ids::kCt)) return same(Ids::kCt, v) && k();
     if (!bind(Ids::kCt, v)) return false;
@@ -520,7 +522,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Sin(computed_rope.1.emb)
   /// (rules/rotary.yaml: rotary_embedding_computed 148:23 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:23 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchSin26(ValueId v, gen::Next k) {
     if (seen(Ids::kSin26)) return same(Ids::kSin26, v) && k();
     if (!bind(Ids::kSin26, v)) return false;
@@ -532,7 +534,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// fs
   /// (rules/rotary.yaml: rotary_embedding_computed 148:33 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:33 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchFs(ValueId v, gen::Next k) {
     if (seen(Ids::kFs)) return same(Ids::kFs, v) && k();
     return bind(Ids::kFs, v) && k();
@@ -541,7 +543,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Mul(Sin(computed_rope.1.emb), fs)
   /// (rules/rotary.yaml: rotary_embedding_computed 148:19 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:19 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchMul28(ValueId v, gen::Next k) {
     if (seen(Ids::kMul28)) return same(Ids::kMul28, v) && k();
     if (!bind(Ids::kMul28, v)) return false;
@@ -558,7 +560,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Sin(computed_rope.1.emb)
   /// (rules/rotary.yaml: rotary_embedding_computed 148:47 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:47 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchSin29(ValueId v, gen::Next k) {
     if (seen(Ids::kSin29)) return same(Ids::kSin29, v) && k();
     if (!bind(Ids::kSin29, v)) return false;
@@ -570,7 +572,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Mul(Sin(computed_rope.1.emb), fs) | Sin(computed_rope.1.emb)
   /// (rules/rotary.yaml: rotary_embedding_computed 148:45 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:45 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchAnyOf30(ValueId v, gen::Next k) {
     if (seen(Ids::kAnyOf30)) return same(Ids::kAnyOf30, v) && k();
     if (!bind(Ids::kAnyOf30, v)) return false;
@@ -585,7 +587,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// st = Cast?((Mul(Sin(...), fs) | Sin(computed_rope.1.emb)), to=1)
   /// (rules/rotary.yaml: rotary_embedding_computed 148:13 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 148:13 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(Ids::kSt)) return same(Ids::kSt, v) && k();
     if (!bind(Ids::kSt, v)) return false;
@@ -604,7 +606,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// cos = Unsqueeze(ct, axes=[1])
   /// (rules/rotary.yaml: rotary_embedding_computed 149:13 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 149:13 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchCos32(ValueId v, gen::Next k) {
     if (seen(Ids::kCos32)) return same(Ids::kCos32, v) && k();
     if (!bind(Ids::kCos32, v)) return false;
@@ -616,7 +618,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// sin = Unsqueeze(st, axes=[1])
   /// (rules/rotary.yaml: rotary_embedding_computed 150:13 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 150:13 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchSin33(ValueId v, gen::Next k) {
     if (seen(Ids::kSin33)) return same(Ids::kSin33, v) && k();
     if (!bind(Ids::kSin33, v)) return false;
@@ -628,7 +630,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Mul(x, cos)
   /// (rules/rotary.yaml: rotary_embedding_computed 151:17 (in computed_rope at
   /// rules/rotary.yaml:244:60), rotary_embedding_computed_runtime 151:17 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchMul34(ValueId v, gen::Next k) {
     if (seen(Ids::kMul34)) return same(Ids::kMul34, v) && k();
     if (!bind(Ids::kMul34, v)) return false;
@@ -646,7 +648,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 50:34 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 50:34 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(Ids::kShape37)) return same(Ids::kShape37, v) && k();
     if (!bind(Ids::kShape37, v)) return false;
@@ -659,7 +661,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 50:27 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 50:27 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchGather39(ValueId v, gen::Next k) {
     if (seen(Ids::kGather39)) return same(Ids::kGather39, v) && k();
     if (!bind(Ids::kGather39, v)) return false;
@@ -672,7 +674,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 50:23 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 50:23 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchDiv41(ValueId v, gen::Next k) {
     if (seen(Ids::kDiv41)) return same(Ids::kDiv41, v) && k();
     if (!bind(Ids::kDiv41, v)) return false;
@@ -685,7 +687,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 50:13 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 50:13 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchUnsqueeze42(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze42)) return same(Ids::kUnsqueeze42, v) && k();
     if (!bind(Ids::kUnsqueeze42, v)) return false;
@@ -698,7 +700,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 50:56 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 50:56 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1H1)) return same(Ids::kRotateHalf1H1, v) && k();
     if (!bind(Ids::kRotateHalf1H1, v)) return false;
@@ -714,7 +716,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 51:34 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 51:34 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchShape45(ValueId v, gen::Next k) {
     if (seen(Ids::kShape45)) return same(Ids::kShape45, v) && k();
     if (!bind(Ids::kShape45, v)) return false;
@@ -727,7 +729,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 51:27 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 51:27 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchGather47(ValueId v, gen::Next k) {
     if (seen(Ids::kGather47)) return same(Ids::kGather47, v) && k();
     if (!bind(Ids::kGather47, v)) return false;
@@ -740,7 +742,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 51:23 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 51:23 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchDiv49(ValueId v, gen::Next k) {
     if (seen(Ids::kDiv49)) return same(Ids::kDiv49, v) && k();
     if (!bind(Ids::kDiv49, v)) return false;
@@ -753,7 +755,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 51:13 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 51:13 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchUnsqueeze50(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze50)) return same(Ids::kUnsqueeze50, v) && k();
     if (!bind(Ids::kUnsqueeze50, v)) return false;
@@ -766,7 +768,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 51:56 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 51:56 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1H2)) return same(Ids::kRotateHalf1H2, v) && k();
     if (!bind(Ids::kRotateHalf1H2, v)) return false;
@@ -782,7 +784,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 52:22 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 52:22 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchConstant53(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant53)) return same(Ids::kConstant53, v) && k();
     return bind(Ids::kConstant53, v) && constant(Ids::kConstant53, v) && k();
@@ -792,7 +794,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 52:13 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 52:13 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1S1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1S1)) return same(Ids::kRotateHalf1S1, v) && k();
     if (!bind(Ids::kRotateHalf1S1, v)) return false;
@@ -811,7 +813,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 53:13 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 53:13 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1S2)) return same(Ids::kRotateHalf1S2, v) && k();
     if (!bind(Ids::kRotateHalf1S2, v)) return false;
@@ -830,7 +832,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 55:25 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 55:25 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1X1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1X1)) return same(Ids::kRotateHalf1X1, v) && k();
     if (!bind(Ids::kRotateHalf1X1, v)) return false;
@@ -846,7 +848,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rotary.yaml: rotary_embedding_computed 55:25 (in rotate_half at
   /// rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:244:60),
   /// rotary_embedding_computed_runtime 55:25 (in rotate_half at rules/rotary.yaml:151:34) (in
-  /// computed_rope at rules/rotary.yaml:275:60))
+  /// computed_rope at rules/rotary.yaml:278:60))
   bool matchRotateHalf1X2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1X2)) return same(Ids::kRotateHalf1X2, v) && k();
     if (!bind(Ids::kRotateHalf1X2, v)) return false;
@@ -859,8 +861,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(cos_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 308:23, rotary_embedding_interleaved_bsnh
-  /// 324:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 313:23, rotary_embedding_interleaved_bsnh
+  /// 329:23)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(Ids::kGather2)) return same(Ids::kGather2, v) && k();
     if (!bind(Ids::kGather2, v)) return false;
@@ -870,8 +872,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 308:13, rotary_embedding_interleaved_bsnh
-  /// 324:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 313:13, rotary_embedding_interleaved_bsnh
+  /// 329:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
     if (!bind(Ids::kCos, v)) return false;
@@ -881,8 +883,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(sin_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 309:23, rotary_embedding_interleaved_bsnh
-  /// 325:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 314:23, rotary_embedding_interleaved_bsnh
+  /// 330:23)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(Ids::kGather5)) return same(Ids::kGather5, v) && k();
     if (!bind(Ids::kGather5, v)) return false;
@@ -892,8 +894,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 309:13, rotary_embedding_interleaved_bsnh
-  /// 325:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 314:13, rotary_embedding_interleaved_bsnh
+  /// 330:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
     if (!bind(Ids::kSin, v)) return false;
@@ -903,8 +905,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(x, cos)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 310:17, rotary_embedding_interleaved_bsnh
-  /// 326:17)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 315:17, rotary_embedding_interleaved_bsnh
+  /// 331:17)
   bool matchMul8(ValueId v, gen::Next k) {
     if (seen(Ids::kMul8)) return same(Ids::kMul8, v) && k();
     if (!bind(Ids::kMul8, v)) return false;
@@ -920,8 +922,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.rot = Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1Rot(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Rot)) return same(Ids::kRotatePairs1Rot, v) && k();
     if (!bind(Ids::kRotatePairs1Rot, v)) return false;
@@ -931,8 +933,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(rotate_pairs.1.rot, sin)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 310:30, rotary_embedding_interleaved_bsnh
-  /// 326:30)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 315:30, rotary_embedding_interleaved_bsnh
+  /// 331:30)
   bool matchMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMul10)) return same(Ids::kMul10, v) && k();
     if (!bind(Ids::kMul10, v)) return false;
@@ -948,8 +950,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchConstant12(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
     return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
@@ -957,8 +959,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1E1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E1)) return same(Ids::kRotatePairs1E1, v) && k();
     return bind(Ids::kRotatePairs1E1, v) && k();
@@ -966,8 +968,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A1)) return same(Ids::kRotatePairs1A1, v) && k();
     return bind(Ids::kRotatePairs1A1, v) && k();
@@ -975,8 +977,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchConstant15(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
     return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
@@ -984,8 +986,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x1 = Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1X1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X1)) return same(Ids::kRotatePairs1X1, v) && k();
     if (!bind(Ids::kRotatePairs1X1, v)) return false;
@@ -1004,8 +1006,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchConstant17(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant17)) return same(Ids::kConstant17, v) && k();
     return bind(Ids::kConstant17, v) && constant(Ids::kConstant17, v) && k();
@@ -1013,8 +1015,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E2)) return same(Ids::kRotatePairs1E2, v) && k();
     return bind(Ids::kRotatePairs1E2, v) && k();
@@ -1022,8 +1024,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A2)) return same(Ids::kRotatePairs1A2, v) && k();
     return bind(Ids::kRotatePairs1A2, v) && k();
@@ -1031,8 +1033,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x2 = Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1X2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X2)) return same(Ids::kRotatePairs1X2, v) && k();
     if (!bind(Ids::kRotatePairs1X2, v)) return false;
@@ -1051,8 +1053,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Neg(rotate_pairs.1.x2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
     if (!bind(Ids::kNeg, v)) return false;
@@ -1063,8 +1065,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchUnsqueeze23(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze23)) return same(Ids::kUnsqueeze23, v) && k();
     if (!bind(Ids::kUnsqueeze23, v)) return false;
@@ -1075,8 +1077,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchUnsqueeze24(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze24)) return same(Ids::kUnsqueeze24, v) && k();
     if (!bind(Ids::kUnsqueeze24, v)) return false;
@@ -1088,8 +1090,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.st = Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]),
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1St(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1St)) return same(Ids::kRotatePairs1St, v) && k();
     if (!bind(Ids::kRotatePairs1St, v)) return false;
@@ -1100,8 +1102,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchShape26(ValueId v, gen::Next k) {
     if (seen(Ids::kShape26)) return same(Ids::kShape26, v) && k();
     if (!bind(Ids::kShape26, v)) return false;
@@ -1112,8 +1114,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(Ids::kSlice)) return same(Ids::kSlice, v) && k();
     if (!bind(Ids::kSlice, v)) return false;
@@ -1124,8 +1126,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchConstant28(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
     return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
@@ -1133,8 +1135,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchConcat29(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat29)) return same(Ids::kConcat29, v) && k();
     if (!bind(Ids::kConcat29, v)) return false;
@@ -1145,8 +1147,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st, start=0, end=3)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchShape30(ValueId v, gen::Next k) {
     if (seen(Ids::kShape30)) return same(Ids::kShape30, v) && k();
     if (!bind(Ids::kShape30, v)) return false;
@@ -1157,8 +1159,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchConstant31(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant31)) return same(Ids::kConstant31, v) && k();
     return bind(Ids::kConstant31, v) && constant(Ids::kConstant31, v) && k();
@@ -1166,8 +1168,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchConcat32(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat32)) return same(Ids::kConcat32, v) && k();
     if (!bind(Ids::kConcat32, v)) return false;
@@ -1178,8 +1180,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1Fc(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fc)) return same(Ids::kRotatePairs1Fc, v) && k();
     return bind(Ids::kRotatePairs1Fc, v) && k();
@@ -1188,8 +1190,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:310:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:326:34))
+  /// rules/rotary.yaml:315:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
+  /// rules/rotary.yaml:331:34))
   bool matchRotatePairs1Fs(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fs)) return same(Ids::kRotatePairs1Fs, v) && k();
     if (!bind(Ids::kRotatePairs1Fs, v)) return false;
@@ -1205,8 +1207,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_partial 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:372:23))
+  /// rules/rotary.yaml:353:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
+  /// rules/rotary.yaml:377:23))
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
     return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
@@ -1214,8 +1216,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d
   /// (rules/rotary.yaml: rotary_embedding_partial 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:372:23))
+  /// rules/rotary.yaml:353:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
+  /// rules/rotary.yaml:377:23))
   bool matchD(ValueId v, gen::Next k) {
     if (seen(Ids::kD)) return same(Ids::kD, v) && k();
     return bind(Ids::kD, v) && k();
@@ -1223,8 +1225,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a1
   /// (rules/rotary.yaml: rotary_embedding_partial 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:372:23))
+  /// rules/rotary.yaml:353:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
+  /// rules/rotary.yaml:377:23))
   bool matchFirstAndRest1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A1)) return same(Ids::kFirstAndRest1A1, v) && k();
     return bind(Ids::kFirstAndRest1A1, v) && k();
@@ -1232,8 +1234,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:372:23))
+  /// rules/rotary.yaml:353:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
+  /// rules/rotary.yaml:377:23))
   bool matchD2(ValueId v, gen::Next k) {
     if (seen(Ids::kD2)) return same(Ids::kD2, v) && k();
     return bind(Ids::kD2, v) && k();
@@ -1241,8 +1243,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.e2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:372:23))
+  /// rules/rotary.yaml:353:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
+  /// rules/rotary.yaml:377:23))
   bool matchFirstAndRest1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1E2)) return same(Ids::kFirstAndRest1E2, v) && k();
     return bind(Ids::kFirstAndRest1E2, v) && k();
@@ -1250,8 +1252,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:348:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:372:23))
+  /// rules/rotary.yaml:353:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
+  /// rules/rotary.yaml:377:23))
   bool matchFirstAndRest1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A2)) return same(Ids::kFirstAndRest1A2, v) && k();
     return bind(Ids::kFirstAndRest1A2, v) && k();
@@ -3922,7 +3924,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:270
+// Generated from: rules/rotary.yaml:273
 // rotary_embedding_computed_runtime (priority 95): The same with caches computed when the model runs (no --max-positions).
 //===----------------------------------------------------------------------===//
 
@@ -3930,7 +3932,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingComputedRuntime() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_computed_runtime",
-    "rules/rotary.yaml:270:5",
+    "rules/rotary.yaml:273:5",
     1,  // root expr
     // slots
     {"x", "y", "p0", "pe", "computed_rope.1.p1", "inv_freq", "pos", "computed_rope.1.fr",
@@ -3944,308 +3946,308 @@ const gen::RuleSpec& specRotaryEmbeddingComputedRuntime() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:275:74", 0},
+      {"x", "rules/rotary.yaml:278:74", 0},
       // 1: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      {"Add", "rules/rotary.yaml:151:13 (in computed_rope at rules/rotary.yaml:275:60)", 1, 2},
+      {"Add", "rules/rotary.yaml:151:13 (in computed_rope at rules/rotary.yaml:278:60)", 1, 2},
       // 2: p0
-      {"p0", "rules/rotary.yaml:141:29 (in computed_rope at rules/rotary.yaml:275:60)", 2},
+      {"p0", "rules/rotary.yaml:141:29 (in computed_rope at rules/rotary.yaml:278:60)", 2},
       // 3: pe
-      {"pe", "rules/rotary.yaml:141:33 (in computed_rope at rules/rotary.yaml:275:60)", 3},
+      {"pe", "rules/rotary.yaml:141:33 (in computed_rope at rules/rotary.yaml:278:60)", 3},
       // 4: 1
-      {"constant 1", "rules/rotary.yaml:141:37 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"constant 1", "rules/rotary.yaml:141:37 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 5: Range(p0, pe, 1)
-      {"Range", "rules/rotary.yaml:141:23 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Range", "rules/rotary.yaml:141:23 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 3},
       // 6: Unsqueeze(Range(p0, pe, 1), axes=[0])
-      {"Unsqueeze", "rules/rotary.yaml:141:13 (in computed_rope at rules/rotary.yaml:275:60)", 4, 1,
-       {{"axes", "rules/rotary.yaml:141:41 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Unsqueeze", "rules/rotary.yaml:141:13 (in computed_rope at rules/rotary.yaml:278:60)", 4, 1,
+       {{"axes", "rules/rotary.yaml:141:41 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: inv_freq
-      {"inv_freq", "rules/rotary.yaml:142:37 (in computed_rope at rules/rotary.yaml:275:60)", 5},
+      {"inv_freq", "rules/rotary.yaml:142:37 (in computed_rope at rules/rotary.yaml:278:60)", 5},
       // 8: _
-      {"_", "rules/rotary.yaml:142:47 (in computed_rope at rules/rotary.yaml:275:60)"},
+      {"_", "rules/rotary.yaml:142:47 (in computed_rope at rules/rotary.yaml:278:60)"},
       // 9: Expand(inv_freq, _)
-      {"Expand", "rules/rotary.yaml:142:30 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Expand", "rules/rotary.yaml:142:30 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 10: Expand(inv_freq, _) | inv_freq
-      {"alternatives", "rules/rotary.yaml:142:50 (in computed_rope at rules/rotary.yaml:275:60)"},
+      {"alternatives", "rules/rotary.yaml:142:50 (in computed_rope at rules/rotary.yaml:278:60)"},
       // 11: pos
-      {"pos", "rules/rotary.yaml:143:45 (in computed_rope at rules/rotary.yaml:275:60)", 6},
+      {"pos", "rules/rotary.yaml:143:45 (in computed_rope at rules/rotary.yaml:278:60)", 6},
       // 12: Unsqueeze(pos, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:143:35 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Unsqueeze", "rules/rotary.yaml:143:35 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:143:50 (in computed_rope at rules/rotary.yaml:275:60)",
+       {{"axes", "rules/rotary.yaml:143:50 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 13: Cast(Unsqueeze(pos, axes=[1]), to=1)
-      {"Cast", "rules/rotary.yaml:143:30 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Cast", "rules/rotary.yaml:143:30 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1,
-       {{"to", "rules/rotary.yaml:143:54 (in computed_rope at rules/rotary.yaml:275:60)",
+       {{"to", "rules/rotary.yaml:143:54 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 14: Unsqueeze(computed_rope.1.p1, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:144:37 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Unsqueeze", "rules/rotary.yaml:144:37 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:144:51 (in computed_rope at rules/rotary.yaml:275:60)",
+       {{"axes", "rules/rotary.yaml:144:51 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 15: Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
-      {"Cast", "rules/rotary.yaml:144:32 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Cast", "rules/rotary.yaml:144:32 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1,
-       {{"to", "rules/rotary.yaml:144:55 (in computed_rope at rules/rotary.yaml:275:60)",
+       {{"to", "rules/rotary.yaml:144:55 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 16: Cast(Unsqueeze(pos, axes=[1]), to=1) | Cast(Unsqueeze(computed_rope.1.p1, axes=[1]), to=1)
-      {"alternatives", "rules/rotary.yaml:144:30 (in computed_rope at rules/rotary.yaml:275:60)"},
+      {"alternatives", "rules/rotary.yaml:144:30 (in computed_rope at rules/rotary.yaml:278:60)"},
       // 17: MatMul((Expand(inv_freq, _) | inv_freq), (Cast(Unsqueeze(...), to=1) | Cast(Unsqueeze(...), to=1)))
-      {"MatMul", "rules/rotary.yaml:142:23 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"MatMul", "rules/rotary.yaml:142:23 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 18: Transpose(MatMul((Expand(...) | inv_freq), (Cast(...) | Cast(...))), perm=[0, 2, 1])
-      {"Transpose", "rules/rotary.yaml:142:13 (in computed_rope at rules/rotary.yaml:275:60)", 7, 1,
-       {{"perm", "rules/rotary.yaml:145:23 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Transpose", "rules/rotary.yaml:142:13 (in computed_rope at rules/rotary.yaml:278:60)", 7, 1,
+       {{"perm", "rules/rotary.yaml:145:23 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 19: Concat(computed_rope.1.fr, computed_rope.1.fr, axis=-1)
-      {"Concat", "rules/rotary.yaml:146:13 (in computed_rope at rules/rotary.yaml:275:60)", 8, 2,
-       {{"axis", "rules/rotary.yaml:146:28 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Concat", "rules/rotary.yaml:146:13 (in computed_rope at rules/rotary.yaml:278:60)", 8, 2,
+       {{"axis", "rules/rotary.yaml:146:28 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 20: Cos(computed_rope.1.emb)
-      {"Cos", "rules/rotary.yaml:147:23 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Cos", "rules/rotary.yaml:147:23 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1},
       // 21: fc
-      {"fc", "rules/rotary.yaml:147:33 (in computed_rope at rules/rotary.yaml:275:60)", 9},
+      {"fc", "rules/rotary.yaml:147:33 (in computed_rope at rules/rotary.yaml:278:60)", 9},
       // 22: Mul(Cos(computed_rope.1.emb), fc)
-      {"Mul", "rules/rotary.yaml:147:19 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Mul", "rules/rotary.yaml:147:19 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 23: Cos(computed_rope.1.emb)
-      {"Cos", "rules/rotary.yaml:147:47 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Cos", "rules/rotary.yaml:147:47 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1},
       // 24: Mul(Cos(computed_rope.1.emb), fc) | Cos(computed_rope.1.emb)
-      {"alternatives", "rules/rotary.yaml:147:45 (in computed_rope at rules/rotary.yaml:275:60)"},
+      {"alternatives", "rules/rotary.yaml:147:45 (in computed_rope at rules/rotary.yaml:278:60)"},
       // 25: Cast?((Mul(Cos(...), fc) | Cos(computed_rope.1.emb)), to=1)
-      {"Cast", "rules/rotary.yaml:147:13 (in computed_rope at rules/rotary.yaml:275:60)", 10, 1,
-       {{"to", "rules/rotary.yaml:147:57 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Cast", "rules/rotary.yaml:147:13 (in computed_rope at rules/rotary.yaml:278:60)", 10, 1,
+       {{"to", "rules/rotary.yaml:147:57 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kOneOf, {gen::intLiteral(1), gen::intLiteral(10)}}}},
       // 26: Sin(computed_rope.1.emb)
-      {"Sin", "rules/rotary.yaml:148:23 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Sin", "rules/rotary.yaml:148:23 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1},
       // 27: fs
-      {"fs", "rules/rotary.yaml:148:33 (in computed_rope at rules/rotary.yaml:275:60)", 11},
+      {"fs", "rules/rotary.yaml:148:33 (in computed_rope at rules/rotary.yaml:278:60)", 11},
       // 28: Mul(Sin(computed_rope.1.emb), fs)
-      {"Mul", "rules/rotary.yaml:148:19 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Mul", "rules/rotary.yaml:148:19 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 29: Sin(computed_rope.1.emb)
-      {"Sin", "rules/rotary.yaml:148:47 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Sin", "rules/rotary.yaml:148:47 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1},
       // 30: Mul(Sin(computed_rope.1.emb), fs) | Sin(computed_rope.1.emb)
-      {"alternatives", "rules/rotary.yaml:148:45 (in computed_rope at rules/rotary.yaml:275:60)"},
+      {"alternatives", "rules/rotary.yaml:148:45 (in computed_rope at rules/rotary.yaml:278:60)"},
       // 31: Cast?((Mul(Sin(...), fs) | Sin(computed_rope.1.emb)), to=1)
-      {"Cast", "rules/rotary.yaml:148:13 (in computed_rope at rules/rotary.yaml:275:60)", 12, 1,
-       {{"to", "rules/rotary.yaml:148:57 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Cast", "rules/rotary.yaml:148:13 (in computed_rope at rules/rotary.yaml:278:60)", 12, 1,
+       {{"to", "rules/rotary.yaml:148:57 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kOneOf, {gen::intLiteral(1), gen::intLiteral(10)}}}},
       // 32: Unsqueeze(ct, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:149:13 (in computed_rope at rules/rotary.yaml:275:60)", 13,
+      {"Unsqueeze", "rules/rotary.yaml:149:13 (in computed_rope at rules/rotary.yaml:278:60)", 13,
        1,
-       {{"axes", "rules/rotary.yaml:149:27 (in computed_rope at rules/rotary.yaml:275:60)",
+       {{"axes", "rules/rotary.yaml:149:27 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 33: Unsqueeze(st, axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:150:13 (in computed_rope at rules/rotary.yaml:275:60)", 14,
+      {"Unsqueeze", "rules/rotary.yaml:150:13 (in computed_rope at rules/rotary.yaml:278:60)", 14,
        1,
-       {{"axes", "rules/rotary.yaml:150:27 (in computed_rope at rules/rotary.yaml:275:60)",
+       {{"axes", "rules/rotary.yaml:150:27 (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 34: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:151:17 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Mul", "rules/rotary.yaml:151:17 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 35: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
       {"Concat",
-       "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        15, 2,
        {{"axis",
-         "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+         "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 36: Mul(rotate_half.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:151:30 (in computed_rope at rules/rotary.yaml:275:60)",
+      {"Mul", "rules/rotary.yaml:151:30 (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 37: Shape(x)
       {"Shape",
-       "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1},
       // 38: rotate_half.1.i1
       {"rotate_half.1.i1",
-       "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        16},
       // 39: Gather(Shape(x), rotate_half.1.i1)
       {"Gather",
-       "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 40: 2
       {"constant 2",
-       "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 41: Div(Gather(Shape(x), rotate_half.1.i1), 2)
       {"Div",
-       "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 42: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
       {"Unsqueeze",
-       "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+         "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 43: rotate_half.1.c1
       {"rotate_half.1.c1",
-       "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        17},
       // 44: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
       {"rotate_half.1.h1",
-       "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        18},
       // 45: Shape(x)
       {"Shape",
-       "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1},
       // 46: rotate_half.1.i2
       {"rotate_half.1.i2",
-       "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        19},
       // 47: Gather(Shape(x), rotate_half.1.i2)
       {"Gather",
-       "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 48: 2
       {"constant 2",
-       "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 49: Div(Gather(Shape(x), rotate_half.1.i2), 2)
       {"Div",
-       "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 2},
       // 50: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
       {"Unsqueeze",
-       "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+         "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 51: rotate_half.1.c2
       {"rotate_half.1.c2",
-       "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        20},
       // 52: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
       {"rotate_half.1.h2",
-       "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        21},
       // 53: 0
       {"constant 0",
-       "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 54: rotate_half.1.a1
       {"rotate_half.1.a1",
-       "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        22},
       // 55: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
       {"Slice",
-       "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        23, 4},
       // 56: rotate_half.1.e2
       {"rotate_half.1.e2",
-       "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        24},
       // 57: rotate_half.1.a2
       {"rotate_half.1.a2",
-       "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        25},
       // 58: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
       {"Slice",
-       "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        26, 4},
       // 59: Split(x, axis=-1)
       {"Split",
-       "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        27, 1,
        {{"axis",
-         "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+         "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 28, "rotate_half.1.p2"}}},
       // 60: rotate_half.1.p2
       {"rotate_half.1.p2",
-       "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        28},
       // 61: rotate_half.1.s1 | rotate_half.1.p1
       {"rotate_half.1.x1",
-       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        29, 0, {}, {}, 1e-06, 0, {}, false, {}, {62}},
       // 62: rotate_half.1.s2 | rotate_half.1.p2
       {"rotate_half.1.x2",
-       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        30, 0, {}, {}, 1e-06, 0, {}, false, {}, {61}},
       // 63: Neg(rotate_half.1.x2)
       {"Neg",
-       "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+       "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
        gen::kNoSlot, 1},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:153:19 (in computed_rope at rules/rotary.yaml:275:60)",
+    {{Check::kShape, "rules/rotary.yaml:153:19 (in computed_rope at rules/rotary.yaml:278:60)",
       "pos", 6, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:153:34 (in computed_rope at rules/rotary.yaml:275:60)",
+     {Check::kElemType, "rules/rotary.yaml:153:34 (in computed_rope at rules/rotary.yaml:278:60)",
       "pos", 6, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kShape, "rules/rotary.yaml:154:19 (in computed_rope at rules/rotary.yaml:275:60)",
+     {Check::kShape, "rules/rotary.yaml:154:19 (in computed_rope at rules/rotary.yaml:278:60)",
       "computed_rope.1.p1", 4, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {},
       {"1", "S"}, {{Dim::kStatic, 1}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:154:34 (in computed_rope at rules/rotary.yaml:275:60)",
+     {Check::kElemType, "rules/rotary.yaml:154:34 (in computed_rope at rules/rotary.yaml:278:60)",
       "computed_rope.1.p1", 4, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kRank, "rules/rotary.yaml:155:19 (in computed_rope at rules/rotary.yaml:275:60)", "p0",
+     {Check::kRank, "rules/rotary.yaml:155:19 (in computed_rope at rules/rotary.yaml:278:60)", "p0",
       2, {}, {}, "", nullptr, 1, {0}},
-     {Check::kShape, "rules/rotary.yaml:156:19 (in computed_rope at rules/rotary.yaml:275:60)", "x",
+     {Check::kShape, "rules/rotary.yaml:156:19 (in computed_rope at rules/rotary.yaml:278:60)", "x",
       0, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:157:19 (in computed_rope at rules/rotary.yaml:275:60)",
+     {Check::kNative, "rules/rotary.yaml:157:19 (in computed_rope at rules/rotary.yaml:278:60)",
       "inv_freq", gen::kNoSlot, {"inv_freq", "x"}, {5, 0}, "rotary_inv_freq",
       gen::nativePredicate("rotary_inv_freq"), 1},
-     {Check::kScalar, "rules/rotary.yaml:158:19 (in computed_rope at rules/rotary.yaml:275:60)",
+     {Check::kScalar, "rules/rotary.yaml:158:19 (in computed_rope at rules/rotary.yaml:278:60)",
       "fc", 9, {}, {}, "", nullptr, 1},
-     {Check::kElemType, "rules/rotary.yaml:158:33 (in computed_rope at rules/rotary.yaml:275:60)",
+     {Check::kElemType, "rules/rotary.yaml:158:33 (in computed_rope at rules/rotary.yaml:278:60)",
       "fc", 9, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kScalar, "rules/rotary.yaml:159:19 (in computed_rope at rules/rotary.yaml:275:60)",
+     {Check::kScalar, "rules/rotary.yaml:159:19 (in computed_rope at rules/rotary.yaml:278:60)",
       "fs", 11, {}, {}, "", nullptr, 1},
-     {Check::kElemType, "rules/rotary.yaml:159:33 (in computed_rope at rules/rotary.yaml:275:60)",
+     {Check::kElemType, "rules/rotary.yaml:159:33 (in computed_rope at rules/rotary.yaml:278:60)",
       "fs", 11, {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"float"}, {1}},
      {Check::kNative,
-      "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {17, 0}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {20, 0}, "half_last_dim",
       gen::nativePredicate("half_last_dim"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {16, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {19, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {22, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {25, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {24, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {23}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {26}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 15},
      {Check::kNative,
-      "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:275:60)",
+      "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at rules/rotary.yaml:278:60)",
       "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {27, 0}, "split_halves",
       gen::nativePredicate("split_halves"), 15}},
     // rewrite variants
@@ -4431,7 +4433,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   // matchRotateHalf1X1, matchRotateHalf1X2.
 
   /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:151:13 (in computed_rope
-  /// at rules/rotary.yaml:275:60))
+  /// at rules/rotary.yaml:278:60))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4447,7 +4449,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
   /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:151:34) (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -4457,7 +4459,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   }
 
   /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:151:30 (in computed_rope at
-  /// rules/rotary.yaml:275:60))
+  /// rules/rotary.yaml:278:60))
   bool matchMul36(ValueId v, gen::Next k) {
     if (seen(kMul36)) return same(kMul36, v) && k();
     if (!bind(kMul36, v)) return false;
@@ -4472,7 +4474,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   }
 
   /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:151:34)
-  /// (in computed_rope at rules/rotary.yaml:275:60))
+  /// (in computed_rope at rules/rotary.yaml:278:60))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -4483,7 +4485,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @arange_positions @scaled), rules/rotary.yaml:278:9:
+  /// Variant 0 (when opset in [23, -] @arange_positions @scaled), rules/rotary.yaml:281:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -4491,13 +4493,13 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   ///   y = RotaryEmbedding(x, Expand(Unsqueeze(Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), axes=[0]), Concat(Shape(x, start=0, end=1), Shape(x, start=2, end=3), Shape(Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), start=1, end=2), axis=0)), Expand(Unsqueeze(Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), axes=[0]), Concat(Shape(x, start=0, end=1), Shape(x, start=2, end=3), Shape(Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), start=1, end=2), axis=0)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:280:58", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:280:40", "p0")) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:280:44", "pe")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:283:58", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:283:40", "p0")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:283:44", "pe")) return false;
     std::optional<onnx::TensorProto> t27 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t27) return false;
     std::vector<onnx::AttributeProto> attrs28;
@@ -4509,11 +4511,11 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:283:20)");
     if (!t31) return false;
     std::vector<onnx::AttributeProto> attrs21;
     std::vector<onnx::AttributeProto> attrs22;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:280:61", "fc")) return false;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:283:61", "fc")) return false;
     std::vector<onnx::AttributeProto> attrs23;
     std::vector<onnx::AttributeProto> attrs10;
     std::optional<onnx::AttributeProto> a10_0 = attrHelper(
@@ -4521,8 +4523,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:283:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:283:20)");
     if (!a10_0) return false;
     attrs10.push_back(std::move(*a10_0));
     std::vector<onnx::AttributeProto> attrs16;
@@ -4540,7 +4542,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     attrs15.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs17;
     std::vector<onnx::AttributeProto> attrs24;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:280:65", "fs")) return false;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:283:65", "fs")) return false;
     std::vector<onnx::AttributeProto> attrs25;
     std::vector<onnx::AttributeProto> attrs26;
     std::optional<onnx::AttributeProto> a26_0 = attrHelper(
@@ -4548,8 +4550,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:283:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:283:20)");
     if (!a26_0) return false;
     attrs26.push_back(std::move(*a26_0));
     std::vector<onnx::AttributeProto> attrs18;
@@ -4562,8 +4564,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:284:46",
-        "rules/rotary.yaml:284:46");
+        "rules/rotary.yaml:287:46",
+        "rules/rotary.yaml:287:46");
     if (!a20_1) return false;
     attrs20.push_back(std::move(*a20_1));
     collectMatched();
@@ -4571,32 +4573,32 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:283:15")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:286:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4747,7 +4749,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v20}});
   }
 
-  /// Variant 1 (when opset in [23, -] @arange_positions), rules/rotary.yaml:278:9:
+  /// Variant 1 (when opset in [23, -] @arange_positions), rules/rotary.yaml:281:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -4755,13 +4757,13 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   ///   y = RotaryEmbedding(x, Expand(Unsqueeze(Cast(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), axes=[0]), Concat(Shape(x, start=0, end=1), Shape(x, start=2, end=3), Shape(Cast(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), start=1, end=2), axis=0)), Expand(Unsqueeze(Cast(Sin(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), axes=[0]), Concat(Shape(x, start=0, end=1), Shape(x, start=2, end=3), Shape(Cast(Cos(Mul(Cast(Unsqueeze(Range(p0, pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), start=1, end=2), axis=0)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:280:58", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:280:40", "p0")) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:280:44", "pe")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:283:58", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:283:40", "p0")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:283:44", "pe")) return false;
     std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t25) return false;
     std::vector<onnx::AttributeProto> attrs26;
@@ -4773,7 +4775,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:283:20)");
     if (!t29) return false;
     std::vector<onnx::AttributeProto> attrs21;
     std::vector<onnx::AttributeProto> attrs22;
@@ -4783,8 +4785,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:283:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:283:20)");
     if (!a10_0) return false;
     attrs10.push_back(std::move(*a10_0));
     std::vector<onnx::AttributeProto> attrs16;
@@ -4808,8 +4810,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:280:20)");
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:283:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:283:20)");
     if (!a24_0) return false;
     attrs24.push_back(std::move(*a24_0));
     std::vector<onnx::AttributeProto> attrs18;
@@ -4822,8 +4824,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:284:46",
-        "rules/rotary.yaml:284:46");
+        "rules/rotary.yaml:287:46",
+        "rules/rotary.yaml:287:46");
     if (!a20_1) return false;
     attrs20.push_back(std::move(*a20_1));
     collectMatched();
@@ -4831,32 +4833,32 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:278:9",
-        "rules/rotary.yaml:283:15")) return false;
+        "rules/rotary.yaml:281:9",
+        "rules/rotary.yaml:286:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4991,7 +4993,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v20}});
   }
 
-  /// Variant 2 (when opset in [-1, 22] @arange_positions @scaled), rules/rotary.yaml:285:9:
+  /// Variant 2 (when opset in [-1, 22] @arange_positions @scaled), rules/rotary.yaml:288:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -4999,18 +5001,18 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:288:47", "p0")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:290:72", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:291:47", "p0")) return false;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs14;
     std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
     if (!t4) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:290:58", "pe")) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t23) return false;
     std::vector<onnx::AttributeProto> attrs24;
@@ -5022,11 +5024,11 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!t27) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::vector<onnx::AttributeProto> attrs17;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:287:75", "fc")) return false;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:290:75", "fc")) return false;
     std::vector<onnx::AttributeProto> attrs18;
     std::vector<onnx::AttributeProto> attrs10;
     std::optional<onnx::AttributeProto> a10_0 = attrHelper(
@@ -5034,12 +5036,12 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a10_0) return false;
     attrs10.push_back(std::move(*a10_0));
     std::vector<onnx::AttributeProto> attrs19;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:287:79", "fs")) return false;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:290:79", "fs")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::AttributeProto> a21_0 = attrHelper(
@@ -5047,8 +5049,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a21_0) return false;
     attrs21.push_back(std::move(*a21_0));
     std::vector<onnx::AttributeProto> attrs15;
@@ -5058,8 +5060,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:288:60",
-        "rules/rotary.yaml:288:60");
+        "rules/rotary.yaml:291:60",
+        "rules/rotary.yaml:291:60");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -5067,32 +5069,32 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:291:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5196,7 +5198,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
   }
 
-  /// Variant 3 (when opset in [23, -] @arange_positions @scaled), rules/rotary.yaml:285:9:
+  /// Variant 3 (when opset in [23, -] @arange_positions @scaled), rules/rotary.yaml:288:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -5204,14 +5206,14 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   ///   y = RotaryEmbedding(x, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:290:72", "x")) return false;
     std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
     if (!t4) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:290:58", "pe")) return false;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs23;
@@ -5223,11 +5225,11 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!t26) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::vector<onnx::AttributeProto> attrs17;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:287:75", "fc")) return false;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:290:75", "fc")) return false;
     std::vector<onnx::AttributeProto> attrs18;
     std::vector<onnx::AttributeProto> attrs10;
     std::optional<onnx::AttributeProto> a10_0 = attrHelper(
@@ -5235,12 +5237,12 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a10_0) return false;
     attrs10.push_back(std::move(*a10_0));
     std::vector<onnx::AttributeProto> attrs19;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:287:79", "fs")) return false;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:290:79", "fs")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::AttributeProto> a21_0 = attrHelper(
@@ -5248,11 +5250,11 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a21_0) return false;
     attrs21.push_back(std::move(*a21_0));
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:42", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:291:42", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     attrs15.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -5260,8 +5262,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:288:60",
-        "rules/rotary.yaml:288:60");
+        "rules/rotary.yaml:291:60",
+        "rules/rotary.yaml:291:60");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -5269,32 +5271,32 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:291:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5390,7 +5392,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
   }
 
-  /// Variant 4 (when @arange_positions @scaled), rules/rotary.yaml:285:9:
+  /// Variant 4 (when @arange_positions @scaled), rules/rotary.yaml:288:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -5398,15 +5400,15 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:42", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:290:72", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:291:42", "pos")) return false;
     std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
     if (!t4) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:290:58", "pe")) return false;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs23;
@@ -5418,11 +5420,11 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!t26) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::vector<onnx::AttributeProto> attrs17;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:287:75", "fc")) return false;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:290:75", "fc")) return false;
     std::vector<onnx::AttributeProto> attrs18;
     std::vector<onnx::AttributeProto> attrs10;
     std::optional<onnx::AttributeProto> a10_0 = attrHelper(
@@ -5430,12 +5432,12 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a10_0) return false;
     attrs10.push_back(std::move(*a10_0));
     std::vector<onnx::AttributeProto> attrs19;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:287:79", "fs")) return false;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:290:79", "fs")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::AttributeProto> a21_0 = attrHelper(
@@ -5443,8 +5445,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a21_0) return false;
     attrs21.push_back(std::move(*a21_0));
     std::vector<onnx::AttributeProto> attrs15;
@@ -5454,8 +5456,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:288:60",
-        "rules/rotary.yaml:288:60");
+        "rules/rotary.yaml:291:60",
+        "rules/rotary.yaml:291:60");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -5463,32 +5465,32 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:291:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5584,7 +5586,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
   }
 
-  /// Variant 5 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:285:9:
+  /// Variant 5 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:288:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -5592,18 +5594,18 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:288:47", "p0")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:290:72", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:291:47", "p0")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs14;
     std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
     if (!t4) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:290:58", "pe")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t21) return false;
     std::vector<onnx::AttributeProto> attrs22;
@@ -5615,7 +5617,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!t25) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::vector<onnx::AttributeProto> attrs17;
@@ -5625,8 +5627,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a10_0) return false;
     attrs10.push_back(std::move(*a10_0));
     std::vector<onnx::AttributeProto> attrs18;
@@ -5636,8 +5638,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a19_0) return false;
     attrs19.push_back(std::move(*a19_0));
     std::vector<onnx::AttributeProto> attrs15;
@@ -5647,8 +5649,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:288:60",
-        "rules/rotary.yaml:288:60");
+        "rules/rotary.yaml:291:60",
+        "rules/rotary.yaml:291:60");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -5656,32 +5658,32 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:291:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5769,7 +5771,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
   }
 
-  /// Variant 6 (when opset in [23, -] @arange_positions), rules/rotary.yaml:285:9:
+  /// Variant 6 (when opset in [23, -] @arange_positions), rules/rotary.yaml:288:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -5777,14 +5779,14 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   ///   y = RotaryEmbedding(x, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite6() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:290:72", "x")) return false;
     std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
     if (!t4) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:290:58", "pe")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs21;
@@ -5796,7 +5798,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!t24) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::vector<onnx::AttributeProto> attrs17;
@@ -5806,8 +5808,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a10_0) return false;
     attrs10.push_back(std::move(*a10_0));
     std::vector<onnx::AttributeProto> attrs18;
@@ -5817,11 +5819,11 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a19_0) return false;
     attrs19.push_back(std::move(*a19_0));
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:42", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:291:42", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     attrs15.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -5829,8 +5831,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:288:60",
-        "rules/rotary.yaml:288:60");
+        "rules/rotary.yaml:291:60",
+        "rules/rotary.yaml:291:60");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -5838,32 +5840,32 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:291:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5943,7 +5945,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
   }
 
-  /// Variant 7 (when @arange_positions), rules/rotary.yaml:285:9:
+  /// Variant 7 (when @arange_positions), rules/rotary.yaml:288:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -5951,15 +5953,15 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
   ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), pe, tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite7() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:287:72", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:288:42", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:290:72", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:291:42", "pos")) return false;
     std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intLiteral(0), 7, {});
     if (!t4) return false;
-    if (!requireBound(kSlotPe, "rules/rotary.yaml:287:58", "pe")) return false;
+    if (!requireBound(kSlotPe, "rules/rotary.yaml:290:58", "pe")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs21;
@@ -5971,7 +5973,7 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!t24) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::vector<onnx::AttributeProto> attrs17;
@@ -5981,8 +5983,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a10_0) return false;
     attrs10.push_back(std::move(*a10_0));
     std::vector<onnx::AttributeProto> attrs18;
@@ -5992,8 +5994,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:287:20)");
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:290:20)");
     if (!a19_0) return false;
     attrs19.push_back(std::move(*a19_0));
     std::vector<onnx::AttributeProto> attrs15;
@@ -6003,8 +6005,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:288:60",
-        "rules/rotary.yaml:288:60");
+        "rules/rotary.yaml:291:60",
+        "rules/rotary.yaml:291:60");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -6012,32 +6014,32 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:285:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:288:15)")) return false;
+        "rules/rotary.yaml:288:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:291:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6117,113 +6119,120 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v15}});
   }
 
-  /// Variant 8 (when opset in [-1, 22] @scaled @arange_positions), rules/rotary.yaml:289:9:
+  /// Variant 8 (when opset in [-1, 22] @scaled @arange_positions), rules/rotary.yaml:292:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite8() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:292:47", "p0")) return false;
-    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
-    if (!t24) return false;
-    std::vector<onnx::AttributeProto> attrs16;
-    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t8) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:296:71", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:297:47", "p0")) return false;
+    std::optional<onnx::TensorProto> t29 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t29) return false;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::TensorProto> t13 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t13) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:293:29", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     attrs5.push_back(gen::intAttribute("keepdims", 0));
     std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t6) return false;
     std::vector<onnx::AttributeProto> attrs7;
-    std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t25) return false;
-    std::vector<onnx::AttributeProto> attrs26;
-    std::vector<onnx::AttributeProto> attrs27;
-    attrs27.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs28;
-    attrs28.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t29 = helperTensor(
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    std::optional<onnx::TensorProto> t30 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t30) return false;
+    std::vector<onnx::AttributeProto> attrs31;
+    std::vector<onnx::AttributeProto> attrs32;
+    attrs32.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs33;
+    attrs33.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t34 = helperTensor(
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!t29) return false;
-    std::vector<onnx::AttributeProto> attrs18;
-    std::vector<onnx::AttributeProto> attrs19;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:291:74", "fc")) return false;
-    std::vector<onnx::AttributeProto> attrs20;
-    std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a13_0) return false;
-    attrs13.push_back(std::move(*a13_0));
-    std::vector<onnx::AttributeProto> attrs21;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:291:78", "fs")) return false;
-    std::vector<onnx::AttributeProto> attrs22;
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!t34) return false;
     std::vector<onnx::AttributeProto> attrs23;
-    std::optional<onnx::AttributeProto> a23_0 = attrHelper(
+    std::vector<onnx::AttributeProto> attrs24;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:296:74", "fc")) return false;
+    std::vector<onnx::AttributeProto> attrs25;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a23_0) return false;
-    attrs23.push_back(std::move(*a23_0));
-    std::vector<onnx::AttributeProto> attrs17;
-    attrs17.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::vector<onnx::AttributeProto> attrs26;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:296:78", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs27;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::optional<onnx::AttributeProto> a28_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a28_0) return false;
+    attrs28.push_back(std::move(*a28_0));
+    std::vector<onnx::AttributeProto> attrs22;
+    attrs22.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a22_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:292:60",
-        "rules/rotary.yaml:292:60");
-    if (!a17_1) return false;
-    attrs17.push_back(std::move(*a17_1));
+        "rules/rotary.yaml:297:60",
+        "rules/rotary.yaml:297:60");
+    if (!a22_1) return false;
+    attrs22.push_back(std::move(*a22_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:297:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6231,17 +6240,17 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
-    const ValueId v10 = slot(kSlotX);
-    const ValueId v15 = slot(kSlotP0);
-    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
-    NodeSpec spec16;
-    spec16.op = op::kReshape;
-    spec16.inputs = {v15, v24};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v15 = slot(kSlotX);
+    const ValueId v20 = slot(kSlotP0);
+    const ValueId v29 = rw_.addInitializer(std::move(*t29), ruleName());
+    NodeSpec spec21;
+    spec21.op = op::kReshape;
+    spec21.inputs = {v20, v29};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    const ValueId v13 = rw_.addInitializer(std::move(*t13), ruleName());
     const ValueId v4 = slot(kSlotPos);
     NodeSpec spec5;
     spec5.op = op::kReduceMax;
@@ -6258,17 +6267,98 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     spec7.created_by = ruleName();
     const NodeId n7 = rw_.createNode(std::move(spec7));
     const ValueId v7 = g_.node(n7).output(0);
-    const ValueId v25 = rw_.addInitializer(std::move(*t25), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kShape;
+    spec8.inputs = {v4};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kGather;
+    spec10.inputs = {v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kLess;
+    spec11.inputs = {v7, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kWhere;
+    spec12.inputs = {v11, v10, v7};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v30 = rw_.addInitializer(std::move(*t30), ruleName());
+    NodeSpec spec31;
+    spec31.op = op::kRange;
+    spec31.inputs = {v13, v12, v30};
+    spec31.attributes = std::move(attrs31);
+    spec31.created_by = ruleName();
+    const NodeId n31 = rw_.createNode(std::move(spec31));
+    const ValueId v31 = g_.node(n31).output(0);
+    NodeSpec spec32;
+    spec32.op = op::kUnsqueeze;
+    spec32.inputs = {v31};
+    spec32.attributes = std::move(attrs32);
+    spec32.created_by = ruleName();
+    const NodeId n32 = rw_.createNode(std::move(spec32));
+    const ValueId v32 = g_.node(n32).output(0);
+    NodeSpec spec33;
+    spec33.op = op::kCast;
+    spec33.inputs = {v32};
+    spec33.attributes = std::move(attrs33);
+    spec33.created_by = ruleName();
+    const NodeId n33 = rw_.createNode(std::move(spec33));
+    const ValueId v33 = g_.node(n33).output(0);
+    const ValueId v34 = rw_.addInitializer(std::move(*t34), ruleName());
+    NodeSpec spec23;
+    spec23.op = op::kMul;
+    spec23.inputs = {v33, v34};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec24;
+    spec24.op = op::kCos;
+    spec24.inputs = {v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    const ValueId v16 = slot(kSlotFc);
+    NodeSpec spec25;
+    spec25.op = op::kMul;
+    spec25.inputs = {v24, v16};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kCast;
+    spec18.inputs = {v25};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
     NodeSpec spec26;
-    spec26.op = op::kRange;
-    spec26.inputs = {v8, v7, v25};
+    spec26.op = op::kSin;
+    spec26.inputs = {v23};
     spec26.attributes = std::move(attrs26);
     spec26.created_by = ruleName();
     const NodeId n26 = rw_.createNode(std::move(spec26));
     const ValueId v26 = g_.node(n26).output(0);
+    const ValueId v17 = slot(kSlotFs);
     NodeSpec spec27;
-    spec27.op = op::kUnsqueeze;
-    spec27.inputs = {v26};
+    spec27.op = op::kMul;
+    spec27.inputs = {v26, v17};
     spec27.attributes = std::move(attrs27);
     spec27.created_by = ruleName();
     const NodeId n27 = rw_.createNode(std::move(spec27));
@@ -6280,595 +6370,126 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     spec28.created_by = ruleName();
     const NodeId n28 = rw_.createNode(std::move(spec28));
     const ValueId v28 = g_.node(n28).output(0);
-    const ValueId v29 = rw_.addInitializer(std::move(*t29), ruleName());
-    NodeSpec spec18;
-    spec18.op = op::kMul;
-    spec18.inputs = {v28, v29};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec19;
-    spec19.op = op::kCos;
-    spec19.inputs = {v18};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    const ValueId v11 = slot(kSlotFc);
-    NodeSpec spec20;
-    spec20.op = op::kMul;
-    spec20.inputs = {v19, v11};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec13;
-    spec13.op = op::kCast;
-    spec13.inputs = {v20};
-    spec13.attributes = std::move(attrs13);
-    spec13.created_by = ruleName();
-    const NodeId n13 = rw_.createNode(std::move(spec13));
-    const ValueId v13 = g_.node(n13).output(0);
-    NodeSpec spec21;
-    spec21.op = op::kSin;
-    spec21.inputs = {v18};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    const ValueId v12 = slot(kSlotFs);
     NodeSpec spec22;
-    spec22.op = op::kMul;
-    spec22.inputs = {v21, v12};
+    spec22.op = op::kComMicrosoftRotaryEmbedding;
+    spec22.inputs = {v15, v21, v18, v28};
     spec22.attributes = std::move(attrs22);
     spec22.created_by = ruleName();
     const NodeId n22 = rw_.createNode(std::move(spec22));
     const ValueId v22 = g_.node(n22).output(0);
-    NodeSpec spec23;
-    spec23.op = op::kCast;
-    spec23.inputs = {v22};
-    spec23.attributes = std::move(attrs23);
-    spec23.created_by = ruleName();
-    const NodeId n23 = rw_.createNode(std::move(spec23));
-    const ValueId v23 = g_.node(n23).output(0);
-    NodeSpec spec17;
-    spec17.op = op::kComMicrosoftRotaryEmbedding;
-    spec17.inputs = {v10, v16, v13, v23};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v22}});
   }
 
-  /// Variant 9 (when opset in [23, -] @scaled), rules/rotary.yaml:289:9:
+  /// Variant 9 (when opset in [23, -] @scaled), rules/rotary.yaml:292:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = RotaryEmbedding(x, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = RotaryEmbedding(x, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite9() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
-    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t8) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:296:71", "x")) return false;
+    std::optional<onnx::TensorProto> t13 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t13) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:293:29", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     attrs5.push_back(gen::intAttribute("keepdims", 0));
     std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t6) return false;
     std::vector<onnx::AttributeProto> attrs7;
-    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t24) return false;
-    std::vector<onnx::AttributeProto> attrs25;
-    std::vector<onnx::AttributeProto> attrs26;
-    attrs26.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs27;
-    attrs27.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t28 = helperTensor(
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    std::optional<onnx::TensorProto> t29 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t29) return false;
+    std::vector<onnx::AttributeProto> attrs30;
+    std::vector<onnx::AttributeProto> attrs31;
+    attrs31.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs32;
+    attrs32.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t33 = helperTensor(
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!t28) return false;
-    std::vector<onnx::AttributeProto> attrs18;
-    std::vector<onnx::AttributeProto> attrs19;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:291:74", "fc")) return false;
-    std::vector<onnx::AttributeProto> attrs20;
-    std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a13_0) return false;
-    attrs13.push_back(std::move(*a13_0));
-    std::vector<onnx::AttributeProto> attrs21;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:291:78", "fs")) return false;
-    std::vector<onnx::AttributeProto> attrs22;
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!t33) return false;
     std::vector<onnx::AttributeProto> attrs23;
-    std::optional<onnx::AttributeProto> a23_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a23_0) return false;
-    attrs23.push_back(std::move(*a23_0));
-    std::vector<onnx::AttributeProto> attrs17;
-    attrs17.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:292:60",
-        "rules/rotary.yaml:292:60");
-    if (!a17_1) return false;
-    attrs17.push_back(std::move(*a17_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
-    if (!replaceable(
-        kSlotCt,
-        To::kRef,
-        kSlotCt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
-    if (!replaceable(
-        kSlotSt,
-        To::kRef,
-        kSlotSt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v10 = slot(kSlotX);
-    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
-    const ValueId v4 = slot(kSlotPos);
-    NodeSpec spec5;
-    spec5.op = op::kReduceMax;
-    spec5.inputs = {v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    NodeSpec spec7;
-    spec7.op = op::kAdd;
-    spec7.inputs = {v5, v6};
-    spec7.attributes = std::move(attrs7);
-    spec7.created_by = ruleName();
-    const NodeId n7 = rw_.createNode(std::move(spec7));
-    const ValueId v7 = g_.node(n7).output(0);
-    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
-    NodeSpec spec25;
-    spec25.op = op::kRange;
-    spec25.inputs = {v8, v7, v24};
-    spec25.attributes = std::move(attrs25);
-    spec25.created_by = ruleName();
-    const NodeId n25 = rw_.createNode(std::move(spec25));
-    const ValueId v25 = g_.node(n25).output(0);
-    NodeSpec spec26;
-    spec26.op = op::kUnsqueeze;
-    spec26.inputs = {v25};
-    spec26.attributes = std::move(attrs26);
-    spec26.created_by = ruleName();
-    const NodeId n26 = rw_.createNode(std::move(spec26));
-    const ValueId v26 = g_.node(n26).output(0);
-    NodeSpec spec27;
-    spec27.op = op::kCast;
-    spec27.inputs = {v26};
-    spec27.attributes = std::move(attrs27);
-    spec27.created_by = ruleName();
-    const NodeId n27 = rw_.createNode(std::move(spec27));
-    const ValueId v27 = g_.node(n27).output(0);
-    const ValueId v28 = rw_.addInitializer(std::move(*t28), ruleName());
-    NodeSpec spec18;
-    spec18.op = op::kMul;
-    spec18.inputs = {v27, v28};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec19;
-    spec19.op = op::kCos;
-    spec19.inputs = {v18};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    const ValueId v11 = slot(kSlotFc);
-    NodeSpec spec20;
-    spec20.op = op::kMul;
-    spec20.inputs = {v19, v11};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec13;
-    spec13.op = op::kCast;
-    spec13.inputs = {v20};
-    spec13.attributes = std::move(attrs13);
-    spec13.created_by = ruleName();
-    const NodeId n13 = rw_.createNode(std::move(spec13));
-    const ValueId v13 = g_.node(n13).output(0);
-    NodeSpec spec21;
-    spec21.op = op::kSin;
-    spec21.inputs = {v18};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    const ValueId v12 = slot(kSlotFs);
-    NodeSpec spec22;
-    spec22.op = op::kMul;
-    spec22.inputs = {v21, v12};
-    spec22.attributes = std::move(attrs22);
-    spec22.created_by = ruleName();
-    const NodeId n22 = rw_.createNode(std::move(spec22));
-    const ValueId v22 = g_.node(n22).output(0);
-    NodeSpec spec23;
-    spec23.op = op::kCast;
-    spec23.inputs = {v22};
-    spec23.attributes = std::move(attrs23);
-    spec23.created_by = ruleName();
-    const NodeId n23 = rw_.createNode(std::move(spec23));
-    const ValueId v23 = g_.node(n23).output(0);
-    NodeSpec spec17;
-    spec17.op = op::kRotaryEmbedding;
-    spec17.inputs = {v10, v13, v23, v4};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
-  }
-
-  /// Variant 10 (when @scaled), rules/rotary.yaml:289:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite10() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
-    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t8) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    attrs5.push_back(gen::intAttribute("keepdims", 0));
-    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t6) return false;
-    std::vector<onnx::AttributeProto> attrs7;
-    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t24) return false;
-    std::vector<onnx::AttributeProto> attrs25;
-    std::vector<onnx::AttributeProto> attrs26;
-    attrs26.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs27;
-    attrs27.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t28 = helperTensor(
-        gen::tensorHelper("rotary_inv_freq_row"),
-        {kSlotInvFreq},
-        {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!t28) return false;
-    std::vector<onnx::AttributeProto> attrs18;
-    std::vector<onnx::AttributeProto> attrs19;
-    if (!requireBound(kSlotFc, "rules/rotary.yaml:291:74", "fc")) return false;
-    std::vector<onnx::AttributeProto> attrs20;
-    std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a13_0) return false;
-    attrs13.push_back(std::move(*a13_0));
-    std::vector<onnx::AttributeProto> attrs21;
-    if (!requireBound(kSlotFs, "rules/rotary.yaml:291:78", "fs")) return false;
-    std::vector<onnx::AttributeProto> attrs22;
-    std::vector<onnx::AttributeProto> attrs23;
-    std::optional<onnx::AttributeProto> a23_0 = attrHelper(
-        gen::attributeHelper("elem_type_of"),
-        {kSlotX},
-        {"x"},
-        "to",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a23_0) return false;
-    attrs23.push_back(std::move(*a23_0));
-    std::vector<onnx::AttributeProto> attrs17;
-    attrs17.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
-        gen::attributeHelper("rotary_num_heads"),
-        {kSlotX},
-        {"x"},
-        "num_heads",
-        "rules/rotary.yaml:292:60",
-        "rules/rotary.yaml:292:60");
-    if (!a17_1) return false;
-    attrs17.push_back(std::move(*a17_1));
-    collectMatched();
-    if (!replaceable(
-        kSlotCos,
-        To::kRef,
-        kSlotCos,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
-    if (!replaceable(
-        kSlotSin,
-        To::kRef,
-        kSlotSin,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
-    if (!replaceable(
-        kSlotCt,
-        To::kRef,
-        kSlotCt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
-    if (!replaceable(
-        kSlotSt,
-        To::kRef,
-        kSlotSt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v10 = slot(kSlotX);
-    const ValueId v4 = slot(kSlotPos);
-    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
-    NodeSpec spec5;
-    spec5.op = op::kReduceMax;
-    spec5.inputs = {v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    NodeSpec spec7;
-    spec7.op = op::kAdd;
-    spec7.inputs = {v5, v6};
-    spec7.attributes = std::move(attrs7);
-    spec7.created_by = ruleName();
-    const NodeId n7 = rw_.createNode(std::move(spec7));
-    const ValueId v7 = g_.node(n7).output(0);
-    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
-    NodeSpec spec25;
-    spec25.op = op::kRange;
-    spec25.inputs = {v8, v7, v24};
-    spec25.attributes = std::move(attrs25);
-    spec25.created_by = ruleName();
-    const NodeId n25 = rw_.createNode(std::move(spec25));
-    const ValueId v25 = g_.node(n25).output(0);
-    NodeSpec spec26;
-    spec26.op = op::kUnsqueeze;
-    spec26.inputs = {v25};
-    spec26.attributes = std::move(attrs26);
-    spec26.created_by = ruleName();
-    const NodeId n26 = rw_.createNode(std::move(spec26));
-    const ValueId v26 = g_.node(n26).output(0);
-    NodeSpec spec27;
-    spec27.op = op::kCast;
-    spec27.inputs = {v26};
-    spec27.attributes = std::move(attrs27);
-    spec27.created_by = ruleName();
-    const NodeId n27 = rw_.createNode(std::move(spec27));
-    const ValueId v27 = g_.node(n27).output(0);
-    const ValueId v28 = rw_.addInitializer(std::move(*t28), ruleName());
-    NodeSpec spec18;
-    spec18.op = op::kMul;
-    spec18.inputs = {v27, v28};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec19;
-    spec19.op = op::kCos;
-    spec19.inputs = {v18};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    const ValueId v11 = slot(kSlotFc);
-    NodeSpec spec20;
-    spec20.op = op::kMul;
-    spec20.inputs = {v19, v11};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec13;
-    spec13.op = op::kCast;
-    spec13.inputs = {v20};
-    spec13.attributes = std::move(attrs13);
-    spec13.created_by = ruleName();
-    const NodeId n13 = rw_.createNode(std::move(spec13));
-    const ValueId v13 = g_.node(n13).output(0);
-    NodeSpec spec21;
-    spec21.op = op::kSin;
-    spec21.inputs = {v18};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    const ValueId v12 = slot(kSlotFs);
-    NodeSpec spec22;
-    spec22.op = op::kMul;
-    spec22.inputs = {v21, v12};
-    spec22.attributes = std::move(attrs22);
-    spec22.created_by = ruleName();
-    const NodeId n22 = rw_.createNode(std::move(spec22));
-    const ValueId v22 = g_.node(n22).output(0);
-    NodeSpec spec23;
-    spec23.op = op::kCast;
-    spec23.inputs = {v22};
-    spec23.attributes = std::move(attrs23);
-    spec23.created_by = ruleName();
-    const NodeId n23 = rw_.createNode(std::move(spec23));
-    const ValueId v23 = g_.node(n23).output(0);
-    NodeSpec spec17;
-    spec17.op = op::kComMicrosoftRotaryEmbedding;
-    spec17.inputs = {v10, v4, v13, v23};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
-  }
-
-  /// Variant 11 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:289:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite11() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
-    if (!requireBound(kSlotP0, "rules/rotary.yaml:292:47", "p0")) return false;
-    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
-    if (!t22) return false;
-    std::vector<onnx::AttributeProto> attrs16;
-    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t8) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    attrs5.push_back(gen::intAttribute("keepdims", 0));
-    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t6) return false;
-    std::vector<onnx::AttributeProto> attrs7;
-    std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t23) return false;
     std::vector<onnx::AttributeProto> attrs24;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:296:74", "fc")) return false;
     std::vector<onnx::AttributeProto> attrs25;
-    attrs25.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs26;
-    attrs26.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t27 = helperTensor(
-        gen::tensorHelper("rotary_inv_freq_row"),
-        {kSlotInvFreq},
-        {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!t27) return false;
     std::vector<onnx::AttributeProto> attrs18;
-    std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+    std::optional<onnx::AttributeProto> a18_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a13_0) return false;
-    attrs13.push_back(std::move(*a13_0));
-    std::vector<onnx::AttributeProto> attrs20;
-    std::vector<onnx::AttributeProto> attrs21;
-    std::optional<onnx::AttributeProto> a21_0 = attrHelper(
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::vector<onnx::AttributeProto> attrs26;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:296:78", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs27;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::optional<onnx::AttributeProto> a28_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a21_0) return false;
-    attrs21.push_back(std::move(*a21_0));
-    std::vector<onnx::AttributeProto> attrs17;
-    attrs17.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a28_0) return false;
+    attrs28.push_back(std::move(*a28_0));
+    std::vector<onnx::AttributeProto> attrs22;
+    attrs22.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a22_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:292:60",
-        "rules/rotary.yaml:292:60");
-    if (!a17_1) return false;
-    attrs17.push_back(std::move(*a17_1));
+        "rules/rotary.yaml:297:60",
+        "rules/rotary.yaml:297:60");
+    if (!a22_1) return false;
+    attrs22.push_back(std::move(*a22_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:297:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6876,17 +6497,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
-    const ValueId v10 = slot(kSlotX);
-    const ValueId v15 = slot(kSlotP0);
-    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
-    NodeSpec spec16;
-    spec16.op = op::kReshape;
-    spec16.inputs = {v15, v22};
-    spec16.attributes = std::move(attrs16);
-    spec16.created_by = ruleName();
-    const NodeId n16 = rw_.createNode(std::move(spec16));
-    const ValueId v16 = g_.node(n16).output(0);
-    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v15 = slot(kSlotX);
+    const ValueId v13 = rw_.addInitializer(std::move(*t13), ruleName());
     const ValueId v4 = slot(kSlotPos);
     NodeSpec spec5;
     spec5.op = op::kReduceMax;
@@ -6903,17 +6515,587 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     spec7.created_by = ruleName();
     const NodeId n7 = rw_.createNode(std::move(spec7));
     const ValueId v7 = g_.node(n7).output(0);
-    const ValueId v23 = rw_.addInitializer(std::move(*t23), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kShape;
+    spec8.inputs = {v4};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kGather;
+    spec10.inputs = {v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kLess;
+    spec11.inputs = {v7, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kWhere;
+    spec12.inputs = {v11, v10, v7};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v29 = rw_.addInitializer(std::move(*t29), ruleName());
+    NodeSpec spec30;
+    spec30.op = op::kRange;
+    spec30.inputs = {v13, v12, v29};
+    spec30.attributes = std::move(attrs30);
+    spec30.created_by = ruleName();
+    const NodeId n30 = rw_.createNode(std::move(spec30));
+    const ValueId v30 = g_.node(n30).output(0);
+    NodeSpec spec31;
+    spec31.op = op::kUnsqueeze;
+    spec31.inputs = {v30};
+    spec31.attributes = std::move(attrs31);
+    spec31.created_by = ruleName();
+    const NodeId n31 = rw_.createNode(std::move(spec31));
+    const ValueId v31 = g_.node(n31).output(0);
+    NodeSpec spec32;
+    spec32.op = op::kCast;
+    spec32.inputs = {v31};
+    spec32.attributes = std::move(attrs32);
+    spec32.created_by = ruleName();
+    const NodeId n32 = rw_.createNode(std::move(spec32));
+    const ValueId v32 = g_.node(n32).output(0);
+    const ValueId v33 = rw_.addInitializer(std::move(*t33), ruleName());
+    NodeSpec spec23;
+    spec23.op = op::kMul;
+    spec23.inputs = {v32, v33};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
     NodeSpec spec24;
-    spec24.op = op::kRange;
-    spec24.inputs = {v8, v7, v23};
+    spec24.op = op::kCos;
+    spec24.inputs = {v23};
     spec24.attributes = std::move(attrs24);
     spec24.created_by = ruleName();
     const NodeId n24 = rw_.createNode(std::move(spec24));
     const ValueId v24 = g_.node(n24).output(0);
+    const ValueId v16 = slot(kSlotFc);
     NodeSpec spec25;
-    spec25.op = op::kUnsqueeze;
-    spec25.inputs = {v24};
+    spec25.op = op::kMul;
+    spec25.inputs = {v24, v16};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kCast;
+    spec18.inputs = {v25};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec26;
+    spec26.op = op::kSin;
+    spec26.inputs = {v23};
+    spec26.attributes = std::move(attrs26);
+    spec26.created_by = ruleName();
+    const NodeId n26 = rw_.createNode(std::move(spec26));
+    const ValueId v26 = g_.node(n26).output(0);
+    const ValueId v17 = slot(kSlotFs);
+    NodeSpec spec27;
+    spec27.op = op::kMul;
+    spec27.inputs = {v26, v17};
+    spec27.attributes = std::move(attrs27);
+    spec27.created_by = ruleName();
+    const NodeId n27 = rw_.createNode(std::move(spec27));
+    const ValueId v27 = g_.node(n27).output(0);
+    NodeSpec spec28;
+    spec28.op = op::kCast;
+    spec28.inputs = {v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    NodeSpec spec22;
+    spec22.op = op::kRotaryEmbedding;
+    spec22.inputs = {v15, v18, v28, v4};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v22}});
+  }
+
+  /// Variant 10 (when @scaled), rules/rotary.yaml:292:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Mul(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fc), to=helper(elem_type_of)), Cast(Mul(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), fs), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite10() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:296:71", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:293:29", "pos")) return false;
+    std::optional<onnx::TensorProto> t13 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t13) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("keepdims", 0));
+    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t6) return false;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    std::optional<onnx::TensorProto> t29 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t29) return false;
+    std::vector<onnx::AttributeProto> attrs30;
+    std::vector<onnx::AttributeProto> attrs31;
+    attrs31.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs32;
+    attrs32.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t33 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:171:16) (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!t33) return false;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs24;
+    if (!requireBound(kSlotFc, "rules/rotary.yaml:296:74", "fc")) return false;
+    std::vector<onnx::AttributeProto> attrs25;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:172:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::vector<onnx::AttributeProto> attrs26;
+    if (!requireBound(kSlotFs, "rules/rotary.yaml:296:78", "fs")) return false;
+    std::vector<onnx::AttributeProto> attrs27;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::optional<onnx::AttributeProto> a28_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:173:38 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a28_0) return false;
+    attrs28.push_back(std::move(*a28_0));
+    std::vector<onnx::AttributeProto> attrs22;
+    attrs22.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a22_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:297:60",
+        "rules/rotary.yaml:297:60");
+    if (!a22_1) return false;
+    attrs22.push_back(std::move(*a22_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:297:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v15 = slot(kSlotX);
+    const ValueId v4 = slot(kSlotPos);
+    const ValueId v13 = rw_.addInitializer(std::move(*t13), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kReduceMax;
+    spec5.inputs = {v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    NodeSpec spec7;
+    spec7.op = op::kAdd;
+    spec7.inputs = {v5, v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kShape;
+    spec8.inputs = {v4};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kGather;
+    spec10.inputs = {v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kLess;
+    spec11.inputs = {v7, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kWhere;
+    spec12.inputs = {v11, v10, v7};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v29 = rw_.addInitializer(std::move(*t29), ruleName());
+    NodeSpec spec30;
+    spec30.op = op::kRange;
+    spec30.inputs = {v13, v12, v29};
+    spec30.attributes = std::move(attrs30);
+    spec30.created_by = ruleName();
+    const NodeId n30 = rw_.createNode(std::move(spec30));
+    const ValueId v30 = g_.node(n30).output(0);
+    NodeSpec spec31;
+    spec31.op = op::kUnsqueeze;
+    spec31.inputs = {v30};
+    spec31.attributes = std::move(attrs31);
+    spec31.created_by = ruleName();
+    const NodeId n31 = rw_.createNode(std::move(spec31));
+    const ValueId v31 = g_.node(n31).output(0);
+    NodeSpec spec32;
+    spec32.op = op::kCast;
+    spec32.inputs = {v31};
+    spec32.attributes = std::move(attrs32);
+    spec32.created_by = ruleName();
+    const NodeId n32 = rw_.createNode(std::move(spec32));
+    const ValueId v32 = g_.node(n32).output(0);
+    const ValueId v33 = rw_.addInitializer(std::move(*t33), ruleName());
+    NodeSpec spec23;
+    spec23.op = op::kMul;
+    spec23.inputs = {v32, v33};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec24;
+    spec24.op = op::kCos;
+    spec24.inputs = {v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    const ValueId v16 = slot(kSlotFc);
+    NodeSpec spec25;
+    spec25.op = op::kMul;
+    spec25.inputs = {v24, v16};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kCast;
+    spec18.inputs = {v25};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec26;
+    spec26.op = op::kSin;
+    spec26.inputs = {v23};
+    spec26.attributes = std::move(attrs26);
+    spec26.created_by = ruleName();
+    const NodeId n26 = rw_.createNode(std::move(spec26));
+    const ValueId v26 = g_.node(n26).output(0);
+    const ValueId v17 = slot(kSlotFs);
+    NodeSpec spec27;
+    spec27.op = op::kMul;
+    spec27.inputs = {v26, v17};
+    spec27.attributes = std::move(attrs27);
+    spec27.created_by = ruleName();
+    const NodeId n27 = rw_.createNode(std::move(spec27));
+    const ValueId v27 = g_.node(n27).output(0);
+    NodeSpec spec28;
+    spec28.op = op::kCast;
+    spec28.inputs = {v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    NodeSpec spec22;
+    spec22.op = op::kComMicrosoftRotaryEmbedding;
+    spec22.inputs = {v15, v4, v18, v28};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v22}});
+  }
+
+  /// Variant 11 (when opset in [-1, 22] @arange_positions), rules/rotary.yaml:292:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, Reshape(p0, tensor([1])), Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite11() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:296:71", "x")) return false;
+    if (!requireBound(kSlotP0, "rules/rotary.yaml:297:47", "p0")) return false;
+    std::optional<onnx::TensorProto> t27 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t27) return false;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::TensorProto> t13 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t13) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:293:29", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("keepdims", 0));
+    std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t6) return false;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    std::optional<onnx::TensorProto> t28 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t28) return false;
+    std::vector<onnx::AttributeProto> attrs29;
+    std::vector<onnx::AttributeProto> attrs30;
+    attrs30.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs31;
+    attrs31.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t32 = helperTensor(
+        gen::tensorHelper("rotary_inv_freq_row"),
+        {kSlotInvFreq},
+        {"inv_freq"},
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!t32) return false;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs24;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::vector<onnx::AttributeProto> attrs25;
+    std::vector<onnx::AttributeProto> attrs26;
+    std::optional<onnx::AttributeProto> a26_0 = attrHelper(
+        gen::attributeHelper("elem_type_of"),
+        {kSlotX},
+        {"x"},
+        "to",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a26_0) return false;
+    attrs26.push_back(std::move(*a26_0));
+    std::vector<onnx::AttributeProto> attrs22;
+    attrs22.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a22_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:297:60",
+        "rules/rotary.yaml:297:60");
+    if (!a22_1) return false;
+    attrs22.push_back(std::move(*a22_1));
+    collectMatched();
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:297:15)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v15 = slot(kSlotX);
+    const ValueId v20 = slot(kSlotP0);
+    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
+    NodeSpec spec21;
+    spec21.op = op::kReshape;
+    spec21.inputs = {v20, v27};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    const ValueId v13 = rw_.addInitializer(std::move(*t13), ruleName());
+    const ValueId v4 = slot(kSlotPos);
+    NodeSpec spec5;
+    spec5.op = op::kReduceMax;
+    spec5.inputs = {v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    NodeSpec spec7;
+    spec7.op = op::kAdd;
+    spec7.inputs = {v5, v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kShape;
+    spec8.inputs = {v4};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kGather;
+    spec10.inputs = {v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kLess;
+    spec11.inputs = {v7, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kWhere;
+    spec12.inputs = {v11, v10, v7};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v28 = rw_.addInitializer(std::move(*t28), ruleName());
+    NodeSpec spec29;
+    spec29.op = op::kRange;
+    spec29.inputs = {v13, v12, v28};
+    spec29.attributes = std::move(attrs29);
+    spec29.created_by = ruleName();
+    const NodeId n29 = rw_.createNode(std::move(spec29));
+    const ValueId v29 = g_.node(n29).output(0);
+    NodeSpec spec30;
+    spec30.op = op::kUnsqueeze;
+    spec30.inputs = {v29};
+    spec30.attributes = std::move(attrs30);
+    spec30.created_by = ruleName();
+    const NodeId n30 = rw_.createNode(std::move(spec30));
+    const ValueId v30 = g_.node(n30).output(0);
+    NodeSpec spec31;
+    spec31.op = op::kCast;
+    spec31.inputs = {v30};
+    spec31.attributes = std::move(attrs31);
+    spec31.created_by = ruleName();
+    const NodeId n31 = rw_.createNode(std::move(spec31));
+    const ValueId v31 = g_.node(n31).output(0);
+    const ValueId v32 = rw_.addInitializer(std::move(*t32), ruleName());
+    NodeSpec spec23;
+    spec23.op = op::kMul;
+    spec23.inputs = {v31, v32};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec24;
+    spec24.op = op::kCos;
+    spec24.inputs = {v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kCast;
+    spec18.inputs = {v24};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec25;
+    spec25.op = op::kSin;
+    spec25.inputs = {v23};
     spec25.attributes = std::move(attrs25);
     spec25.created_by = ruleName();
     const NodeId n25 = rw_.createNode(std::move(spec25));
@@ -6925,151 +7107,122 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     spec26.created_by = ruleName();
     const NodeId n26 = rw_.createNode(std::move(spec26));
     const ValueId v26 = g_.node(n26).output(0);
-    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
-    NodeSpec spec18;
-    spec18.op = op::kMul;
-    spec18.inputs = {v26, v27};
-    spec18.attributes = std::move(attrs18);
-    spec18.created_by = ruleName();
-    const NodeId n18 = rw_.createNode(std::move(spec18));
-    const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec19;
-    spec19.op = op::kCos;
-    spec19.inputs = {v18};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    NodeSpec spec13;
-    spec13.op = op::kCast;
-    spec13.inputs = {v19};
-    spec13.attributes = std::move(attrs13);
-    spec13.created_by = ruleName();
-    const NodeId n13 = rw_.createNode(std::move(spec13));
-    const ValueId v13 = g_.node(n13).output(0);
-    NodeSpec spec20;
-    spec20.op = op::kSin;
-    spec20.inputs = {v18};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec21;
-    spec21.op = op::kCast;
-    spec21.inputs = {v20};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    NodeSpec spec17;
-    spec17.op = op::kComMicrosoftRotaryEmbedding;
-    spec17.inputs = {v10, v16, v13, v21};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
+    NodeSpec spec22;
+    spec22.op = op::kComMicrosoftRotaryEmbedding;
+    spec22.inputs = {v15, v21, v18, v26};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v22}});
   }
 
-  /// Variant 12 (when opset in [23, -]), rules/rotary.yaml:289:9:
+  /// Variant 12 (when opset in [23, -]), rules/rotary.yaml:292:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = RotaryEmbedding(x, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = RotaryEmbedding(x, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite12() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
-    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t8) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:296:71", "x")) return false;
+    std::optional<onnx::TensorProto> t13 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t13) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:293:29", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     attrs5.push_back(gen::intAttribute("keepdims", 0));
     std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t6) return false;
     std::vector<onnx::AttributeProto> attrs7;
-    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t22) return false;
-    std::vector<onnx::AttributeProto> attrs23;
-    std::vector<onnx::AttributeProto> attrs24;
-    attrs24.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs25;
-    attrs25.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t26 = helperTensor(
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    std::optional<onnx::TensorProto> t27 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t27) return false;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::vector<onnx::AttributeProto> attrs29;
+    attrs29.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs30;
+    attrs30.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t31 = helperTensor(
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!t26) return false;
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!t31) return false;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs24;
     std::vector<onnx::AttributeProto> attrs18;
-    std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+    std::optional<onnx::AttributeProto> a18_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a13_0) return false;
-    attrs13.push_back(std::move(*a13_0));
-    std::vector<onnx::AttributeProto> attrs20;
-    std::vector<onnx::AttributeProto> attrs21;
-    std::optional<onnx::AttributeProto> a21_0 = attrHelper(
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::vector<onnx::AttributeProto> attrs25;
+    std::vector<onnx::AttributeProto> attrs26;
+    std::optional<onnx::AttributeProto> a26_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a21_0) return false;
-    attrs21.push_back(std::move(*a21_0));
-    std::vector<onnx::AttributeProto> attrs17;
-    attrs17.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a26_0) return false;
+    attrs26.push_back(std::move(*a26_0));
+    std::vector<onnx::AttributeProto> attrs22;
+    attrs22.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a22_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:292:60",
-        "rules/rotary.yaml:292:60");
-    if (!a17_1) return false;
-    attrs17.push_back(std::move(*a17_1));
+        "rules/rotary.yaml:297:60",
+        "rules/rotary.yaml:297:60");
+    if (!a22_1) return false;
+    attrs22.push_back(std::move(*a22_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:297:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7077,8 +7230,8 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
-    const ValueId v10 = slot(kSlotX);
-    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v15 = slot(kSlotX);
+    const ValueId v13 = rw_.addInitializer(std::move(*t13), ruleName());
     const ValueId v4 = slot(kSlotPos);
     NodeSpec spec5;
     spec5.op = op::kReduceMax;
@@ -7095,173 +7248,209 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     spec7.created_by = ruleName();
     const NodeId n7 = rw_.createNode(std::move(spec7));
     const ValueId v7 = g_.node(n7).output(0);
-    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kShape;
+    spec8.inputs = {v4};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kGather;
+    spec10.inputs = {v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kLess;
+    spec11.inputs = {v7, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kWhere;
+    spec12.inputs = {v11, v10, v7};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
+    NodeSpec spec28;
+    spec28.op = op::kRange;
+    spec28.inputs = {v13, v12, v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    NodeSpec spec29;
+    spec29.op = op::kUnsqueeze;
+    spec29.inputs = {v28};
+    spec29.attributes = std::move(attrs29);
+    spec29.created_by = ruleName();
+    const NodeId n29 = rw_.createNode(std::move(spec29));
+    const ValueId v29 = g_.node(n29).output(0);
+    NodeSpec spec30;
+    spec30.op = op::kCast;
+    spec30.inputs = {v29};
+    spec30.attributes = std::move(attrs30);
+    spec30.created_by = ruleName();
+    const NodeId n30 = rw_.createNode(std::move(spec30));
+    const ValueId v30 = g_.node(n30).output(0);
+    const ValueId v31 = rw_.addInitializer(std::move(*t31), ruleName());
     NodeSpec spec23;
-    spec23.op = op::kRange;
-    spec23.inputs = {v8, v7, v22};
+    spec23.op = op::kMul;
+    spec23.inputs = {v30, v31};
     spec23.attributes = std::move(attrs23);
     spec23.created_by = ruleName();
     const NodeId n23 = rw_.createNode(std::move(spec23));
     const ValueId v23 = g_.node(n23).output(0);
     NodeSpec spec24;
-    spec24.op = op::kUnsqueeze;
+    spec24.op = op::kCos;
     spec24.inputs = {v23};
     spec24.attributes = std::move(attrs24);
     spec24.created_by = ruleName();
     const NodeId n24 = rw_.createNode(std::move(spec24));
     const ValueId v24 = g_.node(n24).output(0);
-    NodeSpec spec25;
-    spec25.op = op::kCast;
-    spec25.inputs = {v24};
-    spec25.attributes = std::move(attrs25);
-    spec25.created_by = ruleName();
-    const NodeId n25 = rw_.createNode(std::move(spec25));
-    const ValueId v25 = g_.node(n25).output(0);
-    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
     NodeSpec spec18;
-    spec18.op = op::kMul;
-    spec18.inputs = {v25, v26};
+    spec18.op = op::kCast;
+    spec18.inputs = {v24};
     spec18.attributes = std::move(attrs18);
     spec18.created_by = ruleName();
     const NodeId n18 = rw_.createNode(std::move(spec18));
     const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec19;
-    spec19.op = op::kCos;
-    spec19.inputs = {v18};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    NodeSpec spec13;
-    spec13.op = op::kCast;
-    spec13.inputs = {v19};
-    spec13.attributes = std::move(attrs13);
-    spec13.created_by = ruleName();
-    const NodeId n13 = rw_.createNode(std::move(spec13));
-    const ValueId v13 = g_.node(n13).output(0);
-    NodeSpec spec20;
-    spec20.op = op::kSin;
-    spec20.inputs = {v18};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec21;
-    spec21.op = op::kCast;
-    spec21.inputs = {v20};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    NodeSpec spec17;
-    spec17.op = op::kRotaryEmbedding;
-    spec17.inputs = {v10, v13, v21, v4};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
+    NodeSpec spec25;
+    spec25.op = op::kSin;
+    spec25.inputs = {v23};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    NodeSpec spec26;
+    spec26.op = op::kCast;
+    spec26.inputs = {v25};
+    spec26.attributes = std::move(attrs26);
+    spec26.created_by = ruleName();
+    const NodeId n26 = rw_.createNode(std::move(spec26));
+    const ValueId v26 = g_.node(n26).output(0);
+    NodeSpec spec22;
+    spec22.op = op::kRotaryEmbedding;
+    spec22.inputs = {v15, v18, v26, v4};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v22}});
   }
 
-  /// Variant 13, rules/rotary.yaml:289:9:
+  /// Variant 13, rules/rotary.yaml:292:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Add(ReduceMax(pos, keepdims=0), tensor(1)), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, Cast(Cos(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), Cast(Sin(Mul(Cast(Unsqueeze(Range(tensor(0), Where(Less(Add(ReduceMax(pos, keepdims=0), tensor(1)), Gather(Shape(pos), tensor(1), axis=0)), Gather(Shape(pos), tensor(1), axis=0), Add(ReduceMax(pos, keepdims=0), tensor(1))), tensor(1)), axes=[1]), to=1), tensor(helper, rotary_inv_freq_row))), to=helper(elem_type_of)), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite13() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:276:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:276:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:291:71", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:290:29", "pos")) return false;
-    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intLiteral(0), 7, {});
-    if (!t8) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:279:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:279:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:296:71", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:293:29", "pos")) return false;
+    std::optional<onnx::TensorProto> t13 = gen::literalTensor(gen::intLiteral(0), 7, {});
+    if (!t13) return false;
     std::vector<onnx::AttributeProto> attrs5;
     attrs5.push_back(gen::intAttribute("keepdims", 0));
     std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intLiteral(1), 7, {});
     if (!t6) return false;
     std::vector<onnx::AttributeProto> attrs7;
-    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intLiteral(1), 7, {});
-    if (!t22) return false;
-    std::vector<onnx::AttributeProto> attrs23;
-    std::vector<onnx::AttributeProto> attrs24;
-    attrs24.push_back(gen::intsAttribute("axes", {1}));
-    std::vector<onnx::AttributeProto> attrs25;
-    attrs25.push_back(gen::intAttribute("to", 1));
-    std::optional<onnx::TensorProto> t26 = helperTensor(
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    std::optional<onnx::TensorProto> t27 = gen::literalTensor(gen::intLiteral(1), 7, {});
+    if (!t27) return false;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::vector<onnx::AttributeProto> attrs29;
+    attrs29.push_back(gen::intsAttribute("axes", {1}));
+    std::vector<onnx::AttributeProto> attrs30;
+    attrs30.push_back(gen::intAttribute("to", 1));
+    std::optional<onnx::TensorProto> t31 = helperTensor(
         gen::tensorHelper("rotary_inv_freq_row"),
         {kSlotInvFreq},
         {"inv_freq"},
-        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!t26) return false;
+        "rules/rotary.yaml:183:18 (in rope_angles at rules/rotary.yaml:175:16) (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!t31) return false;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs24;
     std::vector<onnx::AttributeProto> attrs18;
-    std::vector<onnx::AttributeProto> attrs19;
-    std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+    std::optional<onnx::AttributeProto> a18_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a13_0) return false;
-    attrs13.push_back(std::move(*a13_0));
-    std::vector<onnx::AttributeProto> attrs20;
-    std::vector<onnx::AttributeProto> attrs21;
-    std::optional<onnx::AttributeProto> a21_0 = attrHelper(
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:176:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::vector<onnx::AttributeProto> attrs25;
+    std::vector<onnx::AttributeProto> attrs26;
+    std::optional<onnx::AttributeProto> a26_0 = attrHelper(
         gen::attributeHelper("elem_type_of"),
         {kSlotX},
         {"x"},
         "to",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)",
-        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:291:20)");
-    if (!a21_0) return false;
-    attrs21.push_back(std::move(*a21_0));
-    std::vector<onnx::AttributeProto> attrs17;
-    attrs17.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)",
+        "rules/rotary.yaml:177:29 (in runtime_rope_caches at rules/rotary.yaml:296:20)");
+    if (!a26_0) return false;
+    attrs26.push_back(std::move(*a26_0));
+    std::vector<onnx::AttributeProto> attrs22;
+    attrs22.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a22_1 = attrHelper(
         gen::attributeHelper("rotary_num_heads"),
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:292:60",
-        "rules/rotary.yaml:292:60");
-    if (!a17_1) return false;
-    attrs17.push_back(std::move(*a17_1));
+        "rules/rotary.yaml:297:60",
+        "rules/rotary.yaml:297:60");
+    if (!a22_1) return false;
+    attrs22.push_back(std::move(*a22_1));
     collectMatched();
     if (!replaceable(
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotCt,
         To::kRef,
         kSlotCt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotSt,
         To::kRef,
         kSlotSt,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:276:11")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:279:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:289:9",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:292:15)")) return false;
+        "rules/rotary.yaml:292:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:297:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7269,9 +7458,9 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotCt);
     const ValueId v3 = slot(kSlotSt);
-    const ValueId v10 = slot(kSlotX);
+    const ValueId v15 = slot(kSlotX);
     const ValueId v4 = slot(kSlotPos);
-    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v13 = rw_.addInitializer(std::move(*t13), ruleName());
     NodeSpec spec5;
     spec5.op = op::kReduceMax;
     spec5.inputs = {v4};
@@ -7287,72 +7476,101 @@ class RotaryEmbeddingComputedRuntimeMatch : public RotarySharedMatch<RotaryEmbed
     spec7.created_by = ruleName();
     const NodeId n7 = rw_.createNode(std::move(spec7));
     const ValueId v7 = g_.node(n7).output(0);
-    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kShape;
+    spec8.inputs = {v4};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kGather;
+    spec10.inputs = {v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kLess;
+    spec11.inputs = {v7, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kWhere;
+    spec12.inputs = {v11, v10, v7};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
+    NodeSpec spec28;
+    spec28.op = op::kRange;
+    spec28.inputs = {v13, v12, v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    NodeSpec spec29;
+    spec29.op = op::kUnsqueeze;
+    spec29.inputs = {v28};
+    spec29.attributes = std::move(attrs29);
+    spec29.created_by = ruleName();
+    const NodeId n29 = rw_.createNode(std::move(spec29));
+    const ValueId v29 = g_.node(n29).output(0);
+    NodeSpec spec30;
+    spec30.op = op::kCast;
+    spec30.inputs = {v29};
+    spec30.attributes = std::move(attrs30);
+    spec30.created_by = ruleName();
+    const NodeId n30 = rw_.createNode(std::move(spec30));
+    const ValueId v30 = g_.node(n30).output(0);
+    const ValueId v31 = rw_.addInitializer(std::move(*t31), ruleName());
     NodeSpec spec23;
-    spec23.op = op::kRange;
-    spec23.inputs = {v8, v7, v22};
+    spec23.op = op::kMul;
+    spec23.inputs = {v30, v31};
     spec23.attributes = std::move(attrs23);
     spec23.created_by = ruleName();
     const NodeId n23 = rw_.createNode(std::move(spec23));
     const ValueId v23 = g_.node(n23).output(0);
     NodeSpec spec24;
-    spec24.op = op::kUnsqueeze;
+    spec24.op = op::kCos;
     spec24.inputs = {v23};
     spec24.attributes = std::move(attrs24);
     spec24.created_by = ruleName();
     const NodeId n24 = rw_.createNode(std::move(spec24));
     const ValueId v24 = g_.node(n24).output(0);
-    NodeSpec spec25;
-    spec25.op = op::kCast;
-    spec25.inputs = {v24};
-    spec25.attributes = std::move(attrs25);
-    spec25.created_by = ruleName();
-    const NodeId n25 = rw_.createNode(std::move(spec25));
-    const ValueId v25 = g_.node(n25).output(0);
-    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
     NodeSpec spec18;
-    spec18.op = op::kMul;
-    spec18.inputs = {v25, v26};
+    spec18.op = op::kCast;
+    spec18.inputs = {v24};
     spec18.attributes = std::move(attrs18);
     spec18.created_by = ruleName();
     const NodeId n18 = rw_.createNode(std::move(spec18));
     const ValueId v18 = g_.node(n18).output(0);
-    NodeSpec spec19;
-    spec19.op = op::kCos;
-    spec19.inputs = {v18};
-    spec19.attributes = std::move(attrs19);
-    spec19.created_by = ruleName();
-    const NodeId n19 = rw_.createNode(std::move(spec19));
-    const ValueId v19 = g_.node(n19).output(0);
-    NodeSpec spec13;
-    spec13.op = op::kCast;
-    spec13.inputs = {v19};
-    spec13.attributes = std::move(attrs13);
-    spec13.created_by = ruleName();
-    const NodeId n13 = rw_.createNode(std::move(spec13));
-    const ValueId v13 = g_.node(n13).output(0);
-    NodeSpec spec20;
-    spec20.op = op::kSin;
-    spec20.inputs = {v18};
-    spec20.attributes = std::move(attrs20);
-    spec20.created_by = ruleName();
-    const NodeId n20 = rw_.createNode(std::move(spec20));
-    const ValueId v20 = g_.node(n20).output(0);
-    NodeSpec spec21;
-    spec21.op = op::kCast;
-    spec21.inputs = {v20};
-    spec21.attributes = std::move(attrs21);
-    spec21.created_by = ruleName();
-    const NodeId n21 = rw_.createNode(std::move(spec21));
-    const ValueId v21 = g_.node(n21).output(0);
-    NodeSpec spec17;
-    spec17.op = op::kComMicrosoftRotaryEmbedding;
-    spec17.inputs = {v10, v4, v13, v21};
-    spec17.attributes = std::move(attrs17);
-    spec17.created_by = ruleName();
-    const NodeId n17 = rw_.createNode(std::move(spec17));
-    const ValueId v17 = g_.node(n17).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v17}});
+    NodeSpec spec25;
+    spec25.op = op::kSin;
+    spec25.inputs = {v23};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    NodeSpec spec26;
+    spec26.op = op::kCast;
+    spec26.inputs = {v25};
+    spec26.attributes = std::move(attrs26);
+    spec26.created_by = ruleName();
+    const NodeId n26 = rw_.createNode(std::move(spec26));
+    const ValueId v26 = g_.node(n26).output(0);
+    NodeSpec spec22;
+    spec22.op = op::kComMicrosoftRotaryEmbedding;
+    spec22.inputs = {v15, v4, v18, v26};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v22}});
   }
 };
 
@@ -7365,8 +7583,8 @@ class RotaryEmbeddingComputedRuntimeRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:270:5",
-            {op::kCast, op::kShape, op::kConcat, op::kUnsqueeze, op::kExpand, op::kRotaryEmbedding, op::kMul, op::kCos, op::kSin, op::kRange, op::kReshape, op::kComMicrosoftRotaryEmbedding, op::kReduceMax, op::kAdd}}),
+            "rules/rotary.yaml:273:5",
+            {op::kCast, op::kShape, op::kConcat, op::kUnsqueeze, op::kExpand, op::kRotaryEmbedding, op::kMul, op::kCos, op::kSin, op::kRange, op::kReshape, op::kComMicrosoftRotaryEmbedding, op::kReduceMax, op::kAdd, op::kGather, op::kLess, op::kWhere}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -7387,7 +7605,7 @@ class RotaryEmbeddingComputedRuntimeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:304
+// Generated from: rules/rotary.yaml:309
 // rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H] with repeat_interleave'd caches.
 //===----------------------------------------------------------------------===//
 
@@ -7395,7 +7613,7 @@ class RotaryEmbeddingComputedRuntimeRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved",
-    "rules/rotary.yaml:304:5",
+    "rules/rotary.yaml:309:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -7407,157 +7625,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:308:30", 0},
+      {"cos_cache", "rules/rotary.yaml:313:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:308:41", 1},
+      {"pos", "rules/rotary.yaml:313:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:308:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:308:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:313:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:313:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:308:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:308:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:313:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:313:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:309:30", 3},
+      {"sin_cache", "rules/rotary.yaml:314:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:309:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:309:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:314:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:314:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-      {"Unsqueeze", "rules/rotary.yaml:309:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:309:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:314:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:314:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:310:21", 5},
+      {"x", "rules/rotary.yaml:315:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:310:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:315:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:310:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:315:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:310:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:315:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:310:13", 7, 2},
+      {"Add", "rules/rotary.yaml:315:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:315:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:315:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:310:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:315:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:315:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:315:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:310:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:315:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:310:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:315:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:310:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:310:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:310:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:315:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:310:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:310:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:310:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:310:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:310:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:310:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:315:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:310:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:315:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:315:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:310:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:315:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:312:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:317:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:313:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:318:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/rotary.yaml:313:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:318:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:310:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:315:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:310:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:315:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:310:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:315:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:310:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:315:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:310:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:315:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:310:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:315:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:310:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:315:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:310:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:315:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:310:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:315:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -7665,7 +7883,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
   // matchConstant28, matchConcat29, matchShape30, matchConstant31, matchConcat32,
   // matchRotatePairs1Fc, matchRotatePairs1Fs.
 
-  /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))  (rules/rotary.yaml:310:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))  (rules/rotary.yaml:315:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -7681,28 +7899,28 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:315:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:320:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:314:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:314:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:316:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:319:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:319:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:321:18", "x")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:316:26");
+        "rules/rotary.yaml:321:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:317:18");
+        "rules/rotary.yaml:322:18");
     if (!t5) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:316:21", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:321:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 = attrHelper(
@@ -7710,8 +7928,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:318:18",
-        "rules/rotary.yaml:318:18");
+        "rules/rotary.yaml:323:18",
+        "rules/rotary.yaml:323:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -7719,20 +7937,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:315:5",
-        "rules/rotary.yaml:314:11")) return false;
+        "rules/rotary.yaml:320:5",
+        "rules/rotary.yaml:319:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:315:5",
-        "rules/rotary.yaml:314:11")) return false;
+        "rules/rotary.yaml:320:5",
+        "rules/rotary.yaml:319:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:315:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:316:11)")) return false;
+        "rules/rotary.yaml:320:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:321:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7752,27 +7970,27 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1, rules/rotary.yaml:315:5:
+  /// Variant 1, rules/rotary.yaml:320:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:314:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:314:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:316:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:316:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:319:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:319:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:321:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:321:21", "pos")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:316:26");
+        "rules/rotary.yaml:321:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:317:18");
+        "rules/rotary.yaml:322:18");
     if (!t5) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
@@ -7781,8 +7999,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:318:18",
-        "rules/rotary.yaml:318:18");
+        "rules/rotary.yaml:323:18",
+        "rules/rotary.yaml:323:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
@@ -7790,20 +8008,20 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:315:5",
-        "rules/rotary.yaml:314:11")) return false;
+        "rules/rotary.yaml:320:5",
+        "rules/rotary.yaml:319:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:315:5",
-        "rules/rotary.yaml:314:11")) return false;
+        "rules/rotary.yaml:320:5",
+        "rules/rotary.yaml:319:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:315:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:316:11)")) return false;
+        "rules/rotary.yaml:320:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:321:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7833,7 +8051,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:304:5",
+            "rules/rotary.yaml:309:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -7855,7 +8073,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:320
+// Generated from: rules/rotary.yaml:325
 // rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads (before the permute), as 3-D RotaryEmbedding.
 //===----------------------------------------------------------------------===//
 
@@ -7863,7 +8081,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_interleaved_bsnh",
-    "rules/rotary.yaml:320:5",
+    "rules/rotary.yaml:325:5",
     11,  // root expr
     // slots
     {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
@@ -7875,157 +8093,157 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     // exprs
     {
       // 0: cos_cache
-      {"cos_cache", "rules/rotary.yaml:324:30", 0},
+      {"cos_cache", "rules/rotary.yaml:329:30", 0},
       // 1: pos
-      {"pos", "rules/rotary.yaml:324:41", 1},
+      {"pos", "rules/rotary.yaml:329:41", 1},
       // 2: Gather(cos_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:324:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:324:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:329:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:329:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:324:13", 2, 1,
-       {{"axes", "rules/rotary.yaml:324:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:329:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:329:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 4: sin_cache
-      {"sin_cache", "rules/rotary.yaml:325:30", 3},
+      {"sin_cache", "rules/rotary.yaml:330:30", 3},
       // 5: Gather(sin_cache, pos, axis=0)
-      {"Gather", "rules/rotary.yaml:325:23", gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:325:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/rotary.yaml:330:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:330:46", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
-      {"Unsqueeze", "rules/rotary.yaml:325:13", 4, 1,
-       {{"axes", "rules/rotary.yaml:325:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/rotary.yaml:330:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:330:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 7: x
-      {"x", "rules/rotary.yaml:326:21", 5},
+      {"x", "rules/rotary.yaml:331:21", 5},
       // 8: Mul(x, cos)
-      {"Mul", "rules/rotary.yaml:326:17", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:331:17", gen::kNoSlot, 2},
       // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:326:34)", 6, 2,
-       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:331:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 10: Mul(rotate_pairs.1.rot, sin)
-      {"Mul", "rules/rotary.yaml:326:30", gen::kNoSlot, 2},
+      {"Mul", "rules/rotary.yaml:331:30", gen::kNoSlot, 2},
       // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      {"Add", "rules/rotary.yaml:326:13", 7, 2},
+      {"Add", "rules/rotary.yaml:331:13", 7, 2},
       // 12: 0
-      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 13: rotate_pairs.1.e1
-      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:331:34)",
        8},
       // 14: rotate_pairs.1.a1
-      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:331:34)",
        9},
       // 15: 2
-      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:326:34)", 10, 5},
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:331:34)", 10, 5},
       // 17: 1
-      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 18: rotate_pairs.1.e2
-      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:331:34)",
        11},
       // 19: rotate_pairs.1.a2
-      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:331:34)",
        12},
       // 20: 2
-      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:326:34)", 13, 5},
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:331:34)", 13, 5},
       // 22: Neg(rotate_pairs.1.x2)
-      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:326:34)", gen::kNoSlot,
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:331:34)", gen::kNoSlot,
        1},
       // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:326:34)",
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:326:34)",
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
       // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
-      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:326:34)", 14, 2,
-       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:331:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 26: Shape(rotate_pairs.1.st)
-      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 1},
       // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:326:34)",
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intsLiteral({0})}},
-        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:326:34)",
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intsLiteral({3})}},
-        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:326:34)",
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 28: -1
-      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:326:34)",
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 1,
-       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:326:34)",
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:326:34)",
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intLiteral(3)}}}},
       // 31: -1
-      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:331:34)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:326:34)",
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:331:34)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 33: rotate_pairs.1.fc
-      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:331:34)",
        15},
       // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:326:34)",
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:331:34)",
        16},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:328:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:333:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/rotary.yaml:329:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/rotary.yaml:334:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
-     {Check::kElemType, "rules/rotary.yaml:329:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/rotary.yaml:334:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"int64"}, {7}},
-     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:326:34)",
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:331:34)",
       "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
       gen::nativePredicate("flat_pairs_shape"), 6},
-     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:326:34)",
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:331:34)",
       "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:326:34)",
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:331:34)",
       "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:326:34)",
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:331:34)",
       "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
       {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:326:34)",
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:331:34)",
       "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
       gen::nativePredicate("rotary_pairs_cache"), 6},
-     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:326:34)",
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:331:34)",
       "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:326:34)",
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:331:34)",
       "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 6},
-     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:326:34)",
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:331:34)",
       "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6},
-     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:326:34)",
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:331:34)",
       "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
       gen::nativePredicate("last_axis"), 6}},
     // rewrite variants
@@ -8133,7 +8351,7 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
   // matchConstant28, matchConcat29, matchShape30, matchConstant31, matchConcat32,
   // matchRotatePairs1Fc, matchRotatePairs1Fs.
 
-  /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))  (rules/rotary.yaml:326:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))  (rules/rotary.yaml:331:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -8149,15 +8367,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:331:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:336:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:330:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:330:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:332:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:335:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:335:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:337:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
@@ -8165,15 +8383,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:333:18");
+        "rules/rotary.yaml:338:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:334:18");
+        "rules/rotary.yaml:339:18");
     if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:332:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:337:57", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 = attrHelper(
@@ -8181,15 +8399,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:335:18",
-        "rules/rotary.yaml:335:18");
+        "rules/rotary.yaml:340:18",
+        "rules/rotary.yaml:340:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:336:22");
+        "rules/rotary.yaml:341:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -8197,20 +8415,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:331:5",
-        "rules/rotary.yaml:330:11")) return false;
+        "rules/rotary.yaml:336:5",
+        "rules/rotary.yaml:335:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:331:5",
-        "rules/rotary.yaml:330:11")) return false;
+        "rules/rotary.yaml:336:5",
+        "rules/rotary.yaml:335:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:331:5",
-        "rules/rotary.yaml:336:11")) return false;
+        "rules/rotary.yaml:336:5",
+        "rules/rotary.yaml:341:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -8246,30 +8464,30 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 
-  /// Variant 1, rules/rotary.yaml:331:5:
+  /// Variant 1, rules/rotary.yaml:336:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:330:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:330:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:332:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:335:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:335:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:337:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:332:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:337:57", "pos")) return false;
     std::optional<onnx::TensorProto> t6 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotCosCache},
         {"cos_cache"},
-        "rules/rotary.yaml:333:18");
+        "rules/rotary.yaml:338:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_pairs_half_cache"),
         {kSlotSinCache},
         {"sin_cache"},
-        "rules/rotary.yaml:334:18");
+        "rules/rotary.yaml:339:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
@@ -8278,15 +8496,15 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         {kSlotX},
         {"x"},
         "num_heads",
-        "rules/rotary.yaml:335:18",
-        "rules/rotary.yaml:335:18");
+        "rules/rotary.yaml:340:18",
+        "rules/rotary.yaml:340:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:336:22");
+        "rules/rotary.yaml:341:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
@@ -8294,20 +8512,20 @@ class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbed
         kSlotCos,
         To::kRef,
         kSlotCos,
-        "rules/rotary.yaml:331:5",
-        "rules/rotary.yaml:330:11")) return false;
+        "rules/rotary.yaml:336:5",
+        "rules/rotary.yaml:335:11")) return false;
     if (!replaceable(
         kSlotSin,
         To::kRef,
         kSlotSin,
-        "rules/rotary.yaml:331:5",
-        "rules/rotary.yaml:330:11")) return false;
+        "rules/rotary.yaml:336:5",
+        "rules/rotary.yaml:335:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:331:5",
-        "rules/rotary.yaml:336:11")) return false;
+        "rules/rotary.yaml:336:5",
+        "rules/rotary.yaml:341:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -8353,7 +8571,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
             root,
             95,
             {"ort", "onnx"},
-            "rules/rotary.yaml:320:5",
+            "rules/rotary.yaml:325:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -8375,7 +8593,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:344
+// Generated from: rules/rotary.yaml:349
 // rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the rest (Phi).
 //===----------------------------------------------------------------------===//
 
@@ -8383,7 +8601,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartial() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial",
-    "rules/rotary.yaml:344:5",
+    "rules/rotary.yaml:349:5",
     7,  // root expr
     // slots
     {"x", "s1", "p1", "p2", "xr", "xp", "r", "y", "d", "first_and_rest.1.a1", "d2",
@@ -8393,97 +8611,97 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:348:38", 0},
+      {"x", "rules/rotary.yaml:353:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:348:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:353:23)", 1, 4},
       // 2: Split(x, axis=-1)
-      {"Split", "rules/rotary.yaml:349:16", 2, 1,
-       {{"axis", "rules/rotary.yaml:349:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
+      {"Split", "rules/rotary.yaml:354:16", 2, 1,
+       {{"axis", "rules/rotary.yaml:354:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
          gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 3, "p2"}}},
       // 3: p2
-      {"p2", "rules/rotary.yaml:350:32", 3},
+      {"p2", "rules/rotary.yaml:355:32", 3},
       // 4: s1 | p1
-      {"xr", "rules/rotary.yaml:350:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
+      {"xr", "rules/rotary.yaml:355:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
       // 5: s2 | p2
-      {"xp", "rules/rotary.yaml:350:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
+      {"xp", "rules/rotary.yaml:355:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
       // 6: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:351:26)", 6},
+      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:356:26)", 6},
       // 7: Concat(r, xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:352:12", 7, 2,
-       {{"axis", "rules/rotary.yaml:352:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:357:12", 7, 2,
+       {{"axis", "rules/rotary.yaml:357:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:348:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:353:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:348:23)", 8},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:353:23)", 8},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:348:23)", 9},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:353:23)", 9},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:348:23)", 10},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:353:23)", 10},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:348:23)", 11},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:353:23)", 11},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:348:23)", 12},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:353:23)", 12},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:348:23)", 13, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:353:23)", 13, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:351:26)", 14},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:356:26)", 14},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:351:26)", 15},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:356:26)", 15},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:351:26)", 16},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:356:26)", 16},
       // 18: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:351:26)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:351:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:356:26)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:356:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:351:26)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:356:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:351:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:356:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:351:26)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:356:26)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:351:26)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:356:26)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:351:26)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:356:26)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:351:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:356:40", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:351:26)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:356:26)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:351:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:356:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:354:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:359:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/rotary.yaml:355:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
+     {Check::kNative, "rules/rotary.yaml:360:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:356:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
+     {Check::kNative, "rules/rotary.yaml:361:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:357:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
+     {Check::kNative, "rules/rotary.yaml:362:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
       {2, 15, 0}, "rotary_split", gen::nativePredicate("rotary_split")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:348:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:353:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {11, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:348:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:353:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:348:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:353:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {12, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:348:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:353:23)",
       "s1", gen::kNoSlot, {"s1"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:348:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:353:23)",
       "s2", gen::kNoSlot, {"s2"}, {13}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -8572,7 +8790,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   // matchFirstAndRest1A2, matchPos.
 
   /// s1 = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:348:23))
+  /// rules/rotary.yaml:353:23))
   bool matchS1(ValueId v, gen::Next k) {
     if (seen(kS1)) return same(kS1, v) && k();
     if (!bind(kS1, v)) return false;
@@ -8587,7 +8805,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:349:16)
+  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:354:16)
   bool matchP1(ValueId v, gen::Next k) {
     if (seen(kP1)) return same(kP1, v) && k();
     if (!bind(kP1, v)) return false;
@@ -8596,13 +8814,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return matchX(input(n, 0), k);
   }
 
-  /// p2  (rules/rotary.yaml:350:32)
+  /// p2  (rules/rotary.yaml:355:32)
   bool matchP2(ValueId v, gen::Next k) {
     if (seen(kP2)) return same(kP2, v) && k();
     return bind(kP2, v) && k();
   }
 
-  /// xr = s1 | p1  (rules/rotary.yaml:350:25)
+  /// xr = s1 | p1  (rules/rotary.yaml:355:25)
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -8614,7 +8832,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// xp = s2 | p2  (rules/rotary.yaml:350:25)
+  /// xp = s2 | p2  (rules/rotary.yaml:355:25)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -8629,7 +8847,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:351:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:356:26))
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -8641,7 +8859,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:352:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:357:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -8651,7 +8869,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// s2 = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:348:23))
+  /// first_and_rest at rules/rotary.yaml:353:23))
   bool matchS2(ValueId v, gen::Next k) {
     if (seen(kS2)) return same(kS2, v) && k();
     if (!bind(kS2, v)) return false;
@@ -8666,13 +8884,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:351:26))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:356:26))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:351:26))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:356:26))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -8680,7 +8898,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) 
-  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:351:26))
+  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:356:26))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -8696,7 +8914,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:351:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:356:26))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -8713,29 +8931,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:358:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:363:5:
   ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:359:18", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:359:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:359:31", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:359:21", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:364:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:364:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:364:31", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:364:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:359:36",
-        "rules/rotary.yaml:359:36");
+        "rules/rotary.yaml:364:36",
+        "rules/rotary.yaml:364:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:359:58",
-        "rules/rotary.yaml:359:58");
+        "rules/rotary.yaml:364:58",
+        "rules/rotary.yaml:364:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -8743,8 +8961,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:360:18",
-        "rules/rotary.yaml:360:18");
+        "rules/rotary.yaml:365:18",
+        "rules/rotary.yaml:365:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -8752,8 +8970,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:358:5",
-        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:359:11)")) return false;
+        "rules/rotary.yaml:363:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:364:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -8771,29 +8989,29 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:358:5:
+  /// Variant 1, rules/rotary.yaml:363:5:
   ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:359:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:359:21", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:359:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:359:31", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:364:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:364:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:364:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:364:31", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:359:36",
-        "rules/rotary.yaml:359:36");
+        "rules/rotary.yaml:364:36",
+        "rules/rotary.yaml:364:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:359:58",
-        "rules/rotary.yaml:359:58");
+        "rules/rotary.yaml:364:58",
+        "rules/rotary.yaml:364:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = attrHelper(
@@ -8801,8 +9019,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:360:18",
-        "rules/rotary.yaml:360:18");
+        "rules/rotary.yaml:365:18",
+        "rules/rotary.yaml:365:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
@@ -8810,8 +9028,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:358:5",
-        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:359:11)")) return false;
+        "rules/rotary.yaml:363:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:364:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -8839,7 +9057,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:344:5",
+            "rules/rotary.yaml:349:5",
             {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -8861,7 +9079,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:368
+// Generated from: rules/rotary.yaml:373
 // rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the rotated part as 3-D RotaryEmbedding, Concat the rest.
 //===----------------------------------------------------------------------===//
 
@@ -8869,7 +9087,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
   static const gen::RuleSpec spec = {
     "rotary_embedding_partial_bsnh",
-    "rules/rotary.yaml:368:5",
+    "rules/rotary.yaml:373:5",
     7,  // root expr
     // slots
     {"x", "xr", "f3", "r3", "y", "d", "first_and_rest.1.a1", "d2", "first_and_rest.1.e2",
@@ -8879,98 +9097,98 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     // exprs
     {
       // 0: x
-      {"x", "rules/rotary.yaml:372:38", 0},
+      {"x", "rules/rotary.yaml:377:38", 0},
       // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:372:23)", 1, 4},
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:377:23)", 1, 4},
       // 2: f3
-      {"f3", "rules/rotary.yaml:373:49", 2},
+      {"f3", "rules/rotary.yaml:378:49", 2},
       // 3: Reshape(xr, f3, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:373:37", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:373:53", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:378:37", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:378:53", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 4: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:373:27)", 3},
+      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:378:27)", 3},
       // 5: _
-      {"_", "rules/rotary.yaml:374:31"},
+      {"_", "rules/rotary.yaml:379:31"},
       // 6: Reshape(r3, _, allowzero=0)
-      {"Reshape", "rules/rotary.yaml:374:19", gen::kNoSlot, 2,
-       {{"allowzero", "rules/rotary.yaml:374:34", Attr::kEquals, {gen::intLiteral(0)}, false,
+      {"Reshape", "rules/rotary.yaml:379:19", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:379:34", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)
-      {"Concat", "rules/rotary.yaml:374:12", 4, 2,
-       {{"axis", "rules/rotary.yaml:374:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      {"Concat", "rules/rotary.yaml:379:12", 4, 2,
+       {{"axis", "rules/rotary.yaml:379:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
       // 8: 0
-      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:372:23)",
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:377:23)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 9: d
-      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:372:23)", 5},
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:377:23)", 5},
       // 10: first_and_rest.1.a1
       {"first_and_rest.1.a1",
-       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:372:23)", 6},
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:377:23)", 6},
       // 11: d2
-      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:372:23)", 7},
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:377:23)", 7},
       // 12: first_and_rest.1.e2
       {"first_and_rest.1.e2",
-       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:372:23)", 8},
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:377:23)", 8},
       // 13: first_and_rest.1.a2
       {"first_and_rest.1.a2",
-       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:372:23)", 9},
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:377:23)", 9},
       // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:372:23)", 10, 4},
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:377:23)", 10, 4},
       // 15: pos
-      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:373:27)", 11},
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:378:27)", 11},
       // 16: cos
-      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:373:27)", 12},
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:378:27)", 12},
       // 17: sin
-      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:373:27)", 13},
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:378:27)", 13},
       // 18: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       {"com.microsoft.RotaryEmbedding",
-       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:373:27)", gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:373:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:378:27)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:378:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:373:27)", Attr::kEquals,
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:378:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:373:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"num_heads", "rules/rotary.yaml:378:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 1, "n"},
-        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:373:27)",
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:378:27)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:373:27)",
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:378:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 19: RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:373:27)",
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:378:27)",
        gen::kNoSlot, 4,
-       {{"interleaved", "rules/rotary.yaml:373:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+       {{"interleaved", "rules/rotary.yaml:378:67", Attr::kCapture, {}, false, gen::intLiteral(0),
          {}, 0.0, 0.0, 0, "il"},
         {"rotary_embedding_dim",
-         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:373:27)", Attr::kEquals,
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:378:27)", Attr::kEquals,
          {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"num_heads", "rules/rotary.yaml:373:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+        {"num_heads", "rules/rotary.yaml:378:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
          "n"}}},
     },
     // constraints
-    {{Check::kShape, "rules/rotary.yaml:376:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/rotary.yaml:381:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kConstantEquals, "rules/rotary.yaml:377:13", "f3", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/rotary.yaml:382:13", "f3", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intsLiteral({0, 0, -1})},
-     {Check::kNative, "rules/rotary.yaml:378:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
+     {Check::kNative, "rules/rotary.yaml:383:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:379:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
+     {Check::kNative, "rules/rotary.yaml:384:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
       "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
-     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:372:23)",
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:377:23)",
       "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {8, 0}, "slice_to_end",
       gen::nativePredicate("slice_to_end"), 1},
-     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:372:23)",
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:377:23)",
       "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {6, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:372:23)",
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:377:23)",
       "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {9, 0}, "last_axis",
       gen::nativePredicate("last_axis"), 1},
-     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:372:23)",
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:377:23)",
       "xr", gen::kNoSlot, {"xr"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
       1},
-     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:372:23)",
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:377:23)",
       "xp", gen::kNoSlot, {"xp"}, {10}, "slice_unit_steps",
       gen::nativePredicate("slice_unit_steps"), 1}},
     // rewrite variants
@@ -9056,7 +9274,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   // matchFirstAndRest1A2, matchPos.
 
   /// xr = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:372:23))
+  /// rules/rotary.yaml:377:23))
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -9071,13 +9289,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// f3  (rules/rotary.yaml:373:49)
+  /// f3  (rules/rotary.yaml:378:49)
   bool matchF3(ValueId v, gen::Next k) {
     if (seen(kF3)) return same(kF3, v) && k();
     return bind(kF3, v) && k();
   }
 
-  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:373:37)
+  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:378:37)
   bool matchReshape3(ValueId v, gen::Next k) {
     if (seen(kReshape3)) return same(kReshape3, v) && k();
     if (!bind(kReshape3, v)) return false;
@@ -9090,7 +9308,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
   /// is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n)) 
-  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:373:27))
+  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:378:27))
   bool matchR3(ValueId v, gen::Next k) {
     if (seen(kR3)) return same(kR3, v) && k();
     if (!bind(kR3, v)) return false;
@@ -9102,7 +9320,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return false;
   }
 
-  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:374:19)
+  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:379:19)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -9111,7 +9329,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:374:12)
+  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:379:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -9121,7 +9339,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// xp = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:372:23))
+  /// first_and_rest at rules/rotary.yaml:377:23))
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -9136,13 +9354,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:373:27))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:378:27))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:373:27))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:378:27))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -9150,7 +9368,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
-  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:373:27))
+  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:378:27))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -9167,7 +9385,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at
-  /// rules/rotary.yaml:373:27))
+  /// rules/rotary.yaml:378:27))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -9184,32 +9402,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:380:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:385:5:
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:381:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:386:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:381:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:381:68", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:381:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:386:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:386:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:386:58", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:381:73",
-        "rules/rotary.yaml:381:73");
+        "rules/rotary.yaml:386:73",
+        "rules/rotary.yaml:386:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:382:19",
-        "rules/rotary.yaml:382:19");
+        "rules/rotary.yaml:387:19",
+        "rules/rotary.yaml:387:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -9217,15 +9435,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:382:38",
-        "rules/rotary.yaml:382:38");
+        "rules/rotary.yaml:387:38",
+        "rules/rotary.yaml:387:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:383:23");
+        "rules/rotary.yaml:388:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -9233,8 +9451,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:380:5",
-        "rules/rotary.yaml:383:11")) return false;
+        "rules/rotary.yaml:385:5",
+        "rules/rotary.yaml:388:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -9268,32 +9486,32 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:380:5:
+  /// Variant 1, rules/rotary.yaml:385:5:
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:381:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:386:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:381:58", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:381:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:381:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:386:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:386:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:386:68", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 = captured(
         0,
         "interleaved",
         "il",
-        "rules/rotary.yaml:381:73",
-        "rules/rotary.yaml:381:73");
+        "rules/rotary.yaml:386:73",
+        "rules/rotary.yaml:386:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = captured(
         1,
         "num_heads",
         "n",
-        "rules/rotary.yaml:382:19",
-        "rules/rotary.yaml:382:19");
+        "rules/rotary.yaml:387:19",
+        "rules/rotary.yaml:387:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 = attrHelper(
@@ -9301,15 +9519,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         {kSlotCos},
         {"cos"},
         "rotary_embedding_dim",
-        "rules/rotary.yaml:382:38",
-        "rules/rotary.yaml:382:38");
+        "rules/rotary.yaml:387:38",
+        "rules/rotary.yaml:387:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("rotary_heads_shape"),
         {kSlotX},
         {"x"},
-        "rules/rotary.yaml:383:23");
+        "rules/rotary.yaml:388:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
@@ -9317,8 +9535,8 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/rotary.yaml:380:5",
-        "rules/rotary.yaml:383:11")) return false;
+        "rules/rotary.yaml:385:5",
+        "rules/rotary.yaml:388:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -9362,7 +9580,7 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
             root,
             94,
             {"ort", "onnx"},
-            "rules/rotary.yaml:368:5",
+            "rules/rotary.yaml:373:5",
             {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 

@@ -35,13 +35,14 @@ class RmsNormRule<string name, dag mean, dag axis> : Rule<name> {
 
 def SimplifiedLayerNormFusion
     : RmsNormRule<"simplified_layer_norm",
-                  (ReduceMean:$var (AnyOf (Pow $xf, (f 2)), (Mul $xf, $xf)), (axes (ints -1)),
+                  (ReduceMean:$var (AnyOf (Pow $xf, (AnyOf (f 2), (Cast (f 2)))), (Mul $xf, $xf)), (axes (ints -1)),
                                    (keepdims 1)),
                   (axis -1)> {
   let priority = 100;
   let doc = "RMSNorm (LLaMA, T5) with its optional fp32 Cast sandwich.";
   let where = [Scalar<"eps", "0", "1e-3">, Rank<"weight", [1]>,
                ElemType<"weight", ["float", "float16", "bfloat16"]>,
+               ElemType<"x", ["float", "float16", "bfloat16"]>,
                Native<"last_dim_of", ["weight", "x"]>];
 }
 
@@ -53,14 +54,15 @@ def SimplifiedLayerNormFusion
 // last-axis rule above outranks it: it also holds where x's shape is unknown.
 def SimplifiedLayerNormTrailingAxesFusion
     : RmsNormRule<"simplified_layer_norm_trailing_axes",
-                  (ReduceMean:$var (AnyOf (Pow $xf, (f 2)), (Mul $xf, $xf)), (keepdims 1)),
+                  (ReduceMean:$var (AnyOf (Pow $xf, (AnyOf (f 2), (Cast (f 2)))), (Mul $xf, $xf)), (keepdims 1)),
                   (axis (helper "first_reduced_axis", $var, $xf))> {
   let priority = 99;
   let doc = "RMSNorm over the last k axes of x (all of them when ReduceMean has no axes).";
   let where = [Scalar<"eps", "0", "1e-3">, Native<"reduces_trailing_axes", ["var", "xf"]>,
                Native<"fits_normalized_shape", ["weight", "var", "xf"]>,
                Native<"same_shape", ["y", "x"]>,
-               ElemType<"weight", ["float", "float16", "bfloat16"]>];
+               ElemType<"weight", ["float", "float16", "bfloat16"]>,
+               ElemType<"x", ["float", "float16", "bfloat16"]>];
 }
 
 // A residual Add in front of an RMSNorm (either domain's op), of one hidden size H and one

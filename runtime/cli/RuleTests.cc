@@ -90,7 +90,7 @@ RuleSet loadTestRules(const std::string& file, const YAML::Node& rules_node) {
 /// Runs the ONNX Runtime oracle on `before` and `after`: "" when they agree, else why not.
 /// Sets `skipped` when no oracle is configured.
 std::string compareInOrt(const onnx::ModelProto& before, const onnx::ModelProto& after,
-                         const YAML::Node& dims, bool& skipped) {
+                         const YAML::Node& dims, const YAML::Node& int_ranges, bool& skipped) {
   const char* oracle = std::getenv("ONNX_REWRITE_ORACLE");
   if (!oracle || !*oracle) {
     skipped = true;
@@ -114,6 +114,10 @@ std::string compareInOrt(const onnx::ModelProto& before, const onnx::ModelProto&
   if (dims && dims.IsMap())
     for (const auto& d : dims)
       command += " --dim " + quote(d.first.as<std::string>() + "=" + d.second.as<std::string>());
+  if (int_ranges && int_ranges.IsMap())
+    for (const auto& r : int_ranges)
+      command +=
+          " --int-range " + quote(r.first.as<std::string>() + "=" + r.second.as<std::string>());
   const std::string log = std::string(folder) + "/oracle.log";
   const int status = std::system((command + " >" + quote(log) + " 2>&1").c_str());
   std::string text, error;
@@ -236,7 +240,7 @@ void runCase(const std::string& file, const YAML::Node& c, const RuleSet& rules,
   }
   bool ort_skipped = false;
   if (problems.empty() && c["ort"] && c["ort"].as<bool>()) {
-    const std::string why = compareInOrt(before, model, c["dims"], ort_skipped);
+    const std::string why = compareInOrt(before, model, c["dims"], c["int_ranges"], ort_skipped);
     if (!why.empty()) problems.push_back(why);
   }
   if (problems.empty()) {

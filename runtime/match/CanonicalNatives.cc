@@ -20,10 +20,12 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/graph/ModelError.h"
 #include "runtime/graph/TensorData.h"
 #include "runtime/match/DimReads.h"
+#include "runtime/match/GeneratedSupport.h"
 #include "runtime/match/MatchSupport.h"
 #include "runtime/match/NativeFamilies.h"
 #include "runtime/match/Params.h"
@@ -349,19 +351,62 @@ bool computedFromDims(const MatchContext& ctx, ValueArgs args) {
   return true;
 }
 
+/// The one-element constant x of v's element type (float, double or float16) and shape.
+onnx::TensorProto scalarLike(const MatchContext& ctx, ValueId v, double x) {
+  onnx::TensorProto t;
+  const int32_t elem = valueElemType(ctx.graph, v);
+  t.set_data_type(elem);
+  for (int i = 0; i < valueShape(ctx.graph, v)->dim_size(); ++i) t.add_dims(1);
+  if (elem == TensorProto::FLOAT)
+    t.add_float_data(static_cast<float>(x));
+  else if (elem == TensorProto::FLOAT16)
+    t.add_int32_data(gen::floatToHalf(static_cast<float>(x)));
+  else
+    t.add_double_data(x);
+  return t;
+}
+
 /// dim_scalar(y): the constant computed_from_dims(y) proved, of y's type and shape.
 std::optional<onnx::TensorProto> dimScalar(const MatchContext& ctx, ValueArgs args) {
   const std::optional<double> x = dimDerivedScalar(ctx, args[0]);
   if (!x) return std::nullopt;
-  onnx::TensorProto t;
-  const int32_t elem = valueElemType(ctx.graph, args[0]);
-  t.set_data_type(elem);
-  if (valueShape(ctx.graph, args[0])->dim_size() == 1) t.add_dims(1);
-  if (elem == TensorProto::FLOAT)
-    t.add_float_data(static_cast<float>(*x));
-  else
-    t.add_double_data(*x);
+  return scalarLike(ctx, args[0], *x);
+}
+
+/// y = Cast(c) of a one-element constant c as a constant of y's type and c's shape, when the
+/// value is computed exactly as the Cast would: to float or double from a floating c or an
+/// integer of at most 2^24; to float16 only from float or float16 (one rounding, as the
+/// kernel's). Nullopt otherwise (other types, bool, a c that cannot be read).
+std::optional<onnx::TensorProto> castScalarConstant(const MatchContext& ctx, ValueId y) {
+  const Node* cast = producerOp(ctx.graph, y, "Cast");
+  const onnx::TensorShapeProto* shape = valueShape(ctx.graph, y);
+  const int32_t to = valueElemType(ctx.graph, y);
+  if (!cast || !shape || !isFloating(to)) return std::nullopt;
+  const onnx::TensorProto* c = constantTensor(ctx.graph, cast->input(0));
+  std::vector<double> value;
+  if (!c || tensorElementCount(*c) != 1 ||
+      !readConstantDoubles(ctx.model, ctx.graph, cast->input(0), value, 1) || value.size() != 1)
+    return std::nullopt;
+  const int32_t from = c->data_type();
+  const double x = value[0];
+  if (from == TensorProto::BOOL) return std::nullopt;
+  if (!isFloating(from) && std::fabs(x) > 16777216.0) return std::nullopt;
+  if (to == TensorProto::FLOAT16 && from != TensorProto::FLOAT && from != TensorProto::FLOAT16)
+    return std::nullopt;
+  onnx::TensorProto t = scalarLike(ctx, y, x);
+  t.clear_dims();
+  for (int64_t d : c->dims()) t.add_dims(d);
   return t;
+}
+
+/// cast_of_scalar(y): see castScalarConstant.
+bool castOfScalar(const MatchContext& ctx, ValueArgs args) {
+  return castScalarConstant(ctx, args[0]).has_value();
+}
+
+/// cast_scalar(y): the constant cast_of_scalar(y) proved y to hold.
+std::optional<onnx::TensorProto> castScalar(const MatchContext& ctx, ValueArgs args) {
+  return castScalarConstant(ctx, args[0]);
 }
 
 /// same_shape(a, b): a and b have one known rank and every dim alike (see sameDim).
@@ -528,10 +573,16 @@ NativeFamily canonicalNatives() {
        "y, a float or double of one element and no constant itself, is computed from static "
        "dims read out of a Shape and constants alone (Gather, casts, arithmetic, Sqrt, "
        "Reciprocal; see never_true)"},
+      {"cast_of_scalar", 1, &castOfScalar,
+       "y = Cast(c) of a one-element constant c to float, double or float16, a value the "
+       "rewrite computes as the Cast does (float16 from float or float16 only; integers up "
+       "to 2^24)"},
   };
   f.tensor_helpers = {
       {"dim_scalar", 1, &dimScalar,
        "the constant of y's type and shape that computed_from_dims(y) proved y to hold"},
+      {"cast_scalar", 1, &castScalar,
+       "the constant of y's type and shape that cast_of_scalar(y) proved y to hold"},
   };
   return f;
 }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -1096,8 +1097,22 @@ std::optional<onnx::AttributeProto> Matcher::valueOf(uint32_t slot, const char* 
   }
   onnx::AttributeProto a;
   if (isFloatingType(t->data_type())) {
+    // Float attributes are 32-bit: a double constant they cannot hold (1e-50 epsilon becomes
+    // 0, 1e300 infinity, a subnormal loses its digits) would change what the op computes.
+    const double d = s_.doubles[0];
+    const float f = static_cast<float>(d);
+    if (std::isfinite(d) && d != 0 && (!std::isfinite(f) || std::fabs(f) < FLT_MIN)) {
+      rw_.notifyMatchFailure([&] {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", d);
+        return std::string(loc) + ": " + attr + "=value(" + ref +
+               "): " + quoted(g_.value(v).name()) + " (" + text +
+               ") does not fit a float attribute";
+      });
+      return std::nullopt;
+    }
     a.set_type(onnx::AttributeProto::FLOAT);
-    a.set_f(static_cast<float>(s_.doubles[0]));
+    a.set_f(f);
   } else {
     a.set_type(onnx::AttributeProto::INT);
     a.set_i(static_cast<int64_t>(s_.doubles[0]));
