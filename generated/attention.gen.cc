@@ -80,8 +80,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/attention.yaml: packed_attention 553:60, packed_attention_mask_index 589:60,
-  /// attention_past 860:40, attention_unidirectional 918:44, attention_heads_merge 1133:19,
-  /// concat_single_input 1193:18)
+  /// attention_past 860:40, attention_unidirectional 919:44, attention_heads_merge 1134:19,
+  /// concat_single_input 1194:18)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -90,7 +90,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// wq
   /// (rules/attention.yaml: packed_attention 239:25 (in packed_projections at
   /// rules/attention.yaml:553:41), packed_attention_mask_index 239:25 (in packed_projections at
-  /// rules/attention.yaml:589:41), multi_head_attention_einsum 943:27)
+  /// rules/attention.yaml:589:41), multi_head_attention_einsum 944:27)
   bool matchWq(ValueId v, gen::Next k) {
     if (seen(Ids::kWq)) return same(Ids::kWq, v) && k();
     return bind(Ids::kWq, v) && k();
@@ -99,7 +99,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// bq
   /// (rules/attention.yaml: packed_attention 239:30 (in packed_projections at
   /// rules/attention.yaml:553:41), packed_attention_mask_index 239:30 (in packed_projections at
-  /// rules/attention.yaml:589:41), multi_head_attention_einsum 943:58)
+  /// rules/attention.yaml:589:41), multi_head_attention_einsum 944:58)
   bool matchBq(ValueId v, gen::Next k) {
     if (seen(Ids::kBq)) return same(Ids::kBq, v) && k();
     return bind(Ids::kBq, v) && k();
@@ -108,7 +108,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// wk
   /// (rules/attention.yaml: packed_attention 240:25 (in packed_projections at
   /// rules/attention.yaml:553:41), packed_attention_mask_index 240:25 (in packed_projections at
-  /// rules/attention.yaml:589:41), multi_head_attention_einsum 944:26)
+  /// rules/attention.yaml:589:41), multi_head_attention_einsum 945:26)
   bool matchWk(ValueId v, gen::Next k) {
     if (seen(Ids::kWk)) return same(Ids::kWk, v) && k();
     return bind(Ids::kWk, v) && k();
@@ -117,7 +117,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// bk
   /// (rules/attention.yaml: packed_attention 240:30 (in packed_projections at
   /// rules/attention.yaml:553:41), packed_attention_mask_index 240:30 (in packed_projections at
-  /// rules/attention.yaml:589:41), multi_head_attention_einsum 944:57)
+  /// rules/attention.yaml:589:41), multi_head_attention_einsum 945:57)
   bool matchBk(ValueId v, gen::Next k) {
     if (seen(Ids::kBk)) return same(Ids::kBk, v) && k();
     return bind(Ids::kBk, v) && k();
@@ -126,7 +126,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// wv
   /// (rules/attention.yaml: packed_attention 241:25 (in packed_projections at
   /// rules/attention.yaml:553:41), packed_attention_mask_index 241:25 (in packed_projections at
-  /// rules/attention.yaml:589:41), multi_head_attention_einsum 945:26)
+  /// rules/attention.yaml:589:41), multi_head_attention_einsum 946:26)
   bool matchWv(ValueId v, gen::Next k) {
     if (seen(Ids::kWv)) return same(Ids::kWv, v) && k();
     return bind(Ids::kWv, v) && k();
@@ -135,7 +135,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// bv
   /// (rules/attention.yaml: packed_attention 241:30 (in packed_projections at
   /// rules/attention.yaml:553:41), packed_attention_mask_index 241:30 (in packed_projections at
-  /// rules/attention.yaml:589:41), multi_head_attention_einsum 945:57)
+  /// rules/attention.yaml:589:41), multi_head_attention_einsum 946:57)
   bool matchBv(ValueId v, gen::Next k) {
     if (seen(Ids::kBv)) return same(Ids::kBv, v) && k();
     return bind(Ids::kBv, v) && k();
@@ -144,7 +144,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 1.0
   /// (rules/attention.yaml: packed_attention 196:26 (in masked_sdpa at rules/attention.yaml:142:39)
   /// (in sdpa at rules/attention.yaml:554:54), multi_head_attention_einsum 105:44 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchConstant35(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant35)) return same(Ids::kConstant35, v) && k();
     return bind(Ids::kConstant35, v) && constant(Ids::kConstant35, v) && k();
@@ -155,7 +155,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (in sdpa at rules/attention.yaml:554:54), multi_head_attention_kv_given 208:26 (in
   /// causal_slice at rules/attention.yaml:231:17) (in scores_causal at
   /// rules/attention.yaml:813:17), single_head_attention 105:82 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchConstant40(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant40)) return same(Ids::kConstant40, v) && k();
     return bind(Ids::kConstant40, v) && constant(Ids::kConstant40, v) && k();
@@ -175,7 +175,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: packed_attention 59:25 (in merge_shape at rules/attention.yaml:118:52)
   /// (in merged at rules/attention.yaml:144:11) (in sdpa at rules/attention.yaml:554:54),
   /// group_query_attention_past 183:18 (in repeat_kv at rules/attention.yaml:734:12),
-  /// multi_head_attention_cache_masked 105:41 (in masked at rules/attention.yaml:1030:39))
+  /// multi_head_attention_cache_masked 105:41 (in masked at rules/attention.yaml:1031:39))
   bool matchConstant46(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant46)) return same(Ids::kConstant46, v) && k();
     return bind(Ids::kConstant46, v) && constant(Ids::kConstant46, v) && k();
@@ -231,13 +231,13 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:777:12), multi_head_attention_kv_given 83:31 (in scores at
   /// rules/attention.yaml:812:12), attention_past 83:31 (in scores at rules/attention.yaml:871:17),
   /// attention_unidirectional 83:31 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at
-  /// rules/attention.yaml:919:27), multi_head_attention_past 83:31 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38),
+  /// rules/attention.yaml:920:27), multi_head_attention_past 83:31 (in scores at
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38),
   /// multi_head_attention_cache 83:31 (in scores at rules/attention.yaml:308:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38), multi_head_attention_cache_masked 83:31
-  /// (in scores at rules/attention.yaml:1029:16), attention_heads 83:31 (in scores at
-  /// rules/attention.yaml:1058:12), single_head_attention 83:31 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// heads_causal_core at rules/attention.yaml:1004:38), multi_head_attention_cache_masked 83:31
+  /// (in scores at rules/attention.yaml:1030:16), attention_heads 83:31 (in scores at
+  /// rules/attention.yaml:1059:12), single_head_attention 83:31 (in scores at
+  /// rules/attention.yaml:1105:11))
   bool matchScores1C(ValueId v, gen::Next k) {
     if (seen(Ids::kScores1C)) return same(Ids::kScores1C, v) && k();
     return bind(Ids::kScores1C, v) && k();
@@ -256,13 +256,13 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:777:12), multi_head_attention_kv_given 84:28 (in scores at
   /// rules/attention.yaml:812:12), attention_past 84:28 (in scores at rules/attention.yaml:871:17),
   /// attention_unidirectional 84:28 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at
-  /// rules/attention.yaml:919:27), multi_head_attention_past 84:28 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38),
+  /// rules/attention.yaml:920:27), multi_head_attention_past 84:28 (in scores at
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38),
   /// multi_head_attention_cache 84:28 (in scores at rules/attention.yaml:308:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38), multi_head_attention_cache_masked 84:28
-  /// (in scores at rules/attention.yaml:1029:16), attention_heads 84:28 (in scores at
-  /// rules/attention.yaml:1058:12), single_head_attention 84:28 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// heads_causal_core at rules/attention.yaml:1004:38), multi_head_attention_cache_masked 84:28
+  /// (in scores at rules/attention.yaml:1030:16), attention_heads 84:28 (in scores at
+  /// rules/attention.yaml:1059:12), single_head_attention 84:28 (in scores at
+  /// rules/attention.yaml:1105:11))
   bool matchScores1Cq(ValueId v, gen::Next k) {
     if (seen(Ids::kScores1Cq)) return same(Ids::kScores1Cq, v) && k();
     return bind(Ids::kScores1Cq, v) && k();
@@ -281,13 +281,13 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:777:12), multi_head_attention_kv_given 84:58 (in scores at
   /// rules/attention.yaml:812:12), attention_past 84:58 (in scores at rules/attention.yaml:871:17),
   /// attention_unidirectional 84:58 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at
-  /// rules/attention.yaml:919:27), multi_head_attention_past 84:58 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38),
+  /// rules/attention.yaml:920:27), multi_head_attention_past 84:58 (in scores at
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38),
   /// multi_head_attention_cache 84:58 (in scores at rules/attention.yaml:308:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38), multi_head_attention_cache_masked 84:58
-  /// (in scores at rules/attention.yaml:1029:16), attention_heads 84:58 (in scores at
-  /// rules/attention.yaml:1058:12), single_head_attention 84:58 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// heads_causal_core at rules/attention.yaml:1004:38), multi_head_attention_cache_masked 84:58
+  /// (in scores at rules/attention.yaml:1030:16), attention_heads 84:58 (in scores at
+  /// rules/attention.yaml:1059:12), single_head_attention 84:58 (in scores at
+  /// rules/attention.yaml:1105:11))
   bool matchScores1Ck(ValueId v, gen::Next k) {
     if (seen(Ids::kScores1Ck)) return same(Ids::kScores1Ck, v) && k();
     return bind(Ids::kScores1Ck, v) && k();
@@ -299,7 +299,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// sdpa at rules/attention.yaml:554:54), packed_attention_mask_index 59:25 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:592:14), attention_past 214:35
   /// (in size_m1 at rules/attention.yaml:872:17), attention_unidirectional 222:70 (in size_m2 at
-  /// rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27))
   bool matchConstant76(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant76)) return same(Ids::kConstant76, v) && k();
     return bind(Ids::kConstant76, v) && constant(Ids::kConstant76, v) && k();
@@ -310,9 +310,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:141:27) (in
   /// sdpa at rules/attention.yaml:554:54), attention_past 214:42 (in size_m1 at
   /// rules/attention.yaml:872:17), multi_head_attention_cache 207:74 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38),
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38),
   /// multi_head_attention_cache_masked 59:25 (in merge_shape at rules/attention.yaml:118:52) (in
-  /// merged at rules/attention.yaml:1031:16))
+  /// merged at rules/attention.yaml:1032:16))
   bool matchConstant78(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant78)) return same(Ids::kConstant78, v) && k();
     return bind(Ids::kConstant78, v) && constant(Ids::kConstant78, v) && k();
@@ -322,7 +322,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: packed_attention 54:72 (in split_shape at rules/attention.yaml:65:22)
   /// (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:141:27) (in
   /// sdpa at rules/attention.yaml:554:54), multi_head_attention_cache_masked 59:49 (in merge_shape
-  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchAny80(ValueId v, gen::Next k) {
     if (seen(Ids::kAny80)) return same(Ids::kAny80, v) && k();
     return bind(Ids::kAny80, v) && k();
@@ -334,9 +334,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// sdpa at rules/attention.yaml:554:54), packed_attention_mask_index 59:72 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:592:14),
   /// attention_unidirectional 59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:921:27), multi_head_attention_past 54:72 (in split_shape at
+  /// rules/attention.yaml:922:27), multi_head_attention_past 54:72 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchAny81(ValueId v, gen::Next k) {
     if (seen(Ids::kAny81)) return same(Ids::kAny81, v) && k();
     return bind(Ids::kAny81, v) && k();
@@ -349,7 +349,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:592:14),
   /// multi_head_attention_causal_slice 54:72 (in split_shape at rules/attention.yaml:74:23) (in
   /// key_heads at rules/attention.yaml:614:16), multi_head_attention_cache_masked 59:72 (in
-  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchAny83(ValueId v, gen::Next k) {
     if (seen(Ids::kAny83)) return same(Ids::kAny83, v) && k();
     return bind(Ids::kAny83, v) && k();
@@ -365,11 +365,11 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:736:39), multi_head_attention_rotary 103:22 (in masked at
   /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:778:39),
   /// multi_head_attention_kv_given 103:22 (in masked at rules/attention.yaml:814:40),
-  /// multi_head_attention_einsum 103:22 (in masked at rules/attention.yaml:947:39),
-  /// multi_head_attention_cache_masked 103:22 (in masked at rules/attention.yaml:1030:39),
+  /// multi_head_attention_einsum 103:22 (in masked at rules/attention.yaml:948:39),
+  /// multi_head_attention_cache_masked 103:22 (in masked at rules/attention.yaml:1031:39),
   /// attention_heads 103:22 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at
-  /// rules/attention.yaml:1059:39), single_head_attention 103:22 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1060:39), single_head_attention 103:22 (in masked at
+  /// rules/attention.yaml:1106:39))
   bool matchCausal(ValueId v, gen::Next k) {
     if (seen(Ids::kCausal)) return same(Ids::kCausal, v) && k();
     return bind(Ids::kCausal, v) && k();
@@ -385,12 +385,12 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// group_query_attention_past 103:33 (in masked at rules/attention.yaml:736:39),
   /// multi_head_attention_rotary 103:33 (in masked at rules/attention.yaml:197:40) (in masked_sdpa
   /// at rules/attention.yaml:778:39), multi_head_attention_kv_given 103:33 (in masked at
-  /// rules/attention.yaml:814:40), attention_past 876:37, attention_unidirectional 921:46,
-  /// multi_head_attention_einsum 103:33 (in masked at rules/attention.yaml:947:39),
-  /// multi_head_attention_cache_masked 103:33 (in masked at rules/attention.yaml:1030:39),
+  /// rules/attention.yaml:814:40), attention_past 876:37, attention_unidirectional 922:46,
+  /// multi_head_attention_einsum 103:33 (in masked at rules/attention.yaml:948:39),
+  /// multi_head_attention_cache_masked 103:33 (in masked at rules/attention.yaml:1031:39),
   /// attention_heads 103:33 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at
-  /// rules/attention.yaml:1059:39), single_head_attention 103:33 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1060:39), single_head_attention 103:33 (in masked at
+  /// rules/attention.yaml:1106:39))
   bool matchFill(ValueId v, gen::Next k) {
     if (seen(Ids::kFill)) return same(Ids::kFill, v) && k();
     return bind(Ids::kFill, v) && k();
@@ -407,10 +407,10 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_rotary 103:40 (in masked at rules/attention.yaml:197:40) (in masked_sdpa
   /// at rules/attention.yaml:778:39), multi_head_attention_kv_given 103:40 (in masked at
   /// rules/attention.yaml:814:40), multi_head_attention_einsum 103:40 (in masked at
-  /// rules/attention.yaml:947:39), multi_head_attention_cache_masked 103:40 (in masked at
-  /// rules/attention.yaml:1030:39), attention_heads 103:40 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39),
-  /// single_head_attention 103:40 (in masked at rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:948:39), multi_head_attention_cache_masked 103:40 (in masked at
+  /// rules/attention.yaml:1031:39), attention_heads 103:40 (in masked at
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39),
+  /// single_head_attention 103:40 (in masked at rules/attention.yaml:1106:39))
   bool matchMask(ValueId v, gen::Next k) {
     if (seen(Ids::kMask)) return same(Ids::kMask, v) && k();
     return bind(Ids::kMask, v) && k();
@@ -426,11 +426,11 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:736:39), multi_head_attention_rotary 104:27 (in masked at
   /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:778:39),
   /// multi_head_attention_kv_given 104:27 (in masked at rules/attention.yaml:814:40),
-  /// multi_head_attention_einsum 104:27 (in masked at rules/attention.yaml:947:39),
-  /// multi_head_attention_cache_masked 104:27 (in masked at rules/attention.yaml:1030:39),
+  /// multi_head_attention_einsum 104:27 (in masked at rules/attention.yaml:948:39),
+  /// multi_head_attention_cache_masked 104:27 (in masked at rules/attention.yaml:1031:39),
   /// attention_heads 104:27 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at
-  /// rules/attention.yaml:1059:39), single_head_attention 104:27 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1060:39), single_head_attention 104:27 (in masked at
+  /// rules/attention.yaml:1106:39))
   bool matchMasked(ValueId v, gen::Next k) {
     if (seen(Ids::kMasked)) return same(Ids::kMasked, v) && k();
     return bind(Ids::kMasked, v) && k();
@@ -443,7 +443,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_kv_given 59:25 (in merge_shape at rules/attention.yaml:118:52) (in merged
   /// at rules/attention.yaml:817:12), multi_head_attention_cache 54:25 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchConstant95(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant95)) return same(Ids::kConstant95, v) && k();
     return bind(Ids::kConstant95, v) && constant(Ids::kConstant95, v) && k();
@@ -459,11 +459,11 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:736:39), multi_head_attention_rotary 105:36 (in masked at
   /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:778:39),
   /// multi_head_attention_kv_given 105:36 (in masked at rules/attention.yaml:814:40),
-  /// multi_head_attention_einsum 105:36 (in masked at rules/attention.yaml:947:39),
-  /// multi_head_attention_cache_masked 105:36 (in masked at rules/attention.yaml:1030:39),
+  /// multi_head_attention_einsum 105:36 (in masked at rules/attention.yaml:948:39),
+  /// multi_head_attention_cache_masked 105:36 (in masked at rules/attention.yaml:1031:39),
   /// attention_heads 105:36 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at
-  /// rules/attention.yaml:1059:39), single_head_attention 105:36 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1060:39), single_head_attention 105:36 (in masked at
+  /// rules/attention.yaml:1106:39))
   bool matchMasked1Len(ValueId v, gen::Next k) {
     if (seen(Ids::kMasked1Len)) return same(Ids::kMasked1Len, v) && k();
     return bind(Ids::kMasked1Len, v) && k();
@@ -473,7 +473,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: packed_attention 105:41 (in masked at rules/attention.yaml:197:40) (in
   /// masked_sdpa at rules/attention.yaml:142:39) (in sdpa at rules/attention.yaml:554:54),
   /// multi_head_attention_cache 54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchConstant97(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant97)) return same(Ids::kConstant97, v) && k();
     return bind(Ids::kConstant97, v) && constant(Ids::kConstant97, v) && k();
@@ -485,7 +485,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_kv_given 59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged
   /// at rules/attention.yaml:817:12), attention_unidirectional 54:25 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchConstant98(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant98)) return same(Ids::kConstant98, v) && k();
     return bind(Ids::kConstant98, v) && constant(Ids::kConstant98, v) && k();
@@ -529,7 +529,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:141:27)
   /// (in sdpa at rules/attention.yaml:554:54), multi_head_attention_cache 54:88 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchAny118(ValueId v, gen::Next k) {
     if (seen(Ids::kAny118)) return same(Ids::kAny118, v) && k();
     return bind(Ids::kAny118, v) && k();
@@ -568,7 +568,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// c
-  /// (rules/attention.yaml: packed_attention_mask_index 591:31, multi_head_attention_einsum 946:31)
+  /// (rules/attention.yaml: packed_attention_mask_index 591:31, multi_head_attention_einsum 947:31)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -579,9 +579,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:591:14), multi_head_attention 198:37 (in masked_sdpa at
   /// rules/attention.yaml:142:39) (in sdpa at rules/attention.yaml:645:54),
   /// attention_unidirectional 208:50 (in causal_slice at rules/attention.yaml:231:17) (in
-  /// scores_causal at rules/attention.yaml:920:27), multi_head_attention_cache 54:25 (in
+  /// scores_causal at rules/attention.yaml:921:27), multi_head_attention_cache 54:25 (in
   /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in
-  /// cached_heads at rules/attention.yaml:1002:24))
+  /// cached_heads at rules/attention.yaml:1003:24))
   bool matchConstant30(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant30)) return same(Ids::kConstant30, v) && k();
     return bind(Ids::kConstant30, v) && constant(Ids::kConstant30, v) && k();
@@ -604,7 +604,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:156:23) (in rope_heads at rules/attention.yaml:775:25),
   /// multi_head_attention_kv_given 105:44 (in masked at rules/attention.yaml:814:40),
   /// multi_head_attention_past 207:74 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchConstant60(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant60)) return same(Ids::kConstant60, v) && k();
     return bind(Ids::kConstant60, v) && constant(Ids::kConstant60, v) && k();
@@ -626,7 +626,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:590:27), multi_head_attention_rotary 54:75 (in split_shape at
   /// rules/attention.yaml:156:23) (in rope_heads at rules/attention.yaml:775:25),
   /// attention_unidirectional 54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchAny63(ValueId v, gen::Next k) {
     if (seen(Ids::kAny63)) return same(Ids::kAny63, v) && k();
     return bind(Ids::kAny63, v) && k();
@@ -638,7 +638,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:590:27), multi_head_attention_rotary 54:88 (in split_shape at
   /// rules/attention.yaml:156:23) (in rope_heads at rules/attention.yaml:775:25),
   /// multi_head_attention_cache_masked 54:72 (in split_shape at rules/attention.yaml:65:22) (in
-  /// heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchAny65(ValueId v, gen::Next k) {
     if (seen(Ids::kAny65)) return same(Ids::kAny65, v) && k();
     return bind(Ids::kAny65, v) && k();
@@ -671,9 +671,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// key_heads at rules/attention.yaml:614:16), multi_head_attention_rotary 105:41 (in masked at
   /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:778:39),
   /// attention_unidirectional 223:31 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal
-  /// at rules/attention.yaml:920:27), multi_head_attention_past 54:52 (in split_shape at
+  /// at rules/attention.yaml:921:27), multi_head_attention_past 54:52 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchConstant79(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant79)) return same(Ids::kConstant79, v) && k();
     return bind(Ids::kConstant79, v) && constant(Ids::kConstant79, v) && k();
@@ -695,7 +695,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at
   /// rules/attention.yaml:590:27), multi_head_attention_cache_masked 54:25 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchConstant86(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant86)) return same(Ids::kConstant86, v) && k();
     return bind(Ids::kConstant86, v) && constant(Ids::kConstant86, v) && k();
@@ -715,9 +715,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: packed_attention_mask_index 54:75 (in split_shape at
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at
   /// rules/attention.yaml:590:27), attention_unidirectional 59:85 (in merge_shape at
-  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27),
+  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27),
   /// multi_head_attention_cache 59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchAny89(ValueId v, gen::Next k) {
     if (seen(Ids::kAny89)) return same(Ids::kAny89, v) && k();
     return bind(Ids::kAny89, v) && k();
@@ -731,7 +731,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_rotary 59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged
   /// at rules/attention.yaml:779:12), multi_head_attention_cache_masked 54:75 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchAny91(ValueId v, gen::Next k) {
     if (seen(Ids::kAny91)) return same(Ids::kAny91, v) && k();
     return bind(Ids::kAny91, v) && k();
@@ -748,7 +748,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_kv_given 223:31 (in size_m2 at rules/attention.yaml:231:42) (in
   /// scores_causal at rules/attention.yaml:813:17), attention_unidirectional 54:52 (in split_shape
   /// at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores
-  /// at rules/attention.yaml:919:27))
+  /// at rules/attention.yaml:920:27))
   bool matchConstant92(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant92)) return same(Ids::kConstant92, v) && k();
     return bind(Ids::kConstant92, v) && constant(Ids::kConstant92, v) && k();
@@ -772,7 +772,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_kv_given 59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged
   /// at rules/attention.yaml:817:12), attention_unidirectional 54:88 (in split_shape at
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchAny97(ValueId v, gen::Next k) {
     if (seen(Ids::kAny97)) return same(Ids::kAny97, v) && k();
     return bind(Ids::kAny97, v) && k();
@@ -783,7 +783,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at
   /// rules/attention.yaml:590:27), multi_head_attention_cache 54:72 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchAny99(ValueId v, gen::Next k) {
     if (seen(Ids::kAny99)) return same(Ids::kAny99, v) && k();
     return bind(Ids::kAny99, v) && k();
@@ -792,9 +792,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// q
   /// (rules/attention.yaml: multi_head_attention_causal_slice 613:22, multi_head_attention 645:59,
   /// group_query_attention 676:56, group_query_attention_past 729:56, multi_head_attention_rotary
-  /// 775:36, multi_head_attention_kv_given 811:22, multi_head_attention_past 978:56,
-  /// multi_head_attention_cache 1003:56, multi_head_attention_cache_masked 1028:22,
-  /// single_head_attention 1104:18)
+  /// 775:36, multi_head_attention_kv_given 811:22, multi_head_attention_past 979:56,
+  /// multi_head_attention_cache 1004:56, multi_head_attention_cache_masked 1029:22,
+  /// single_head_attention 1105:18)
   bool matchQ(ValueId v, gen::Next k) {
     if (seen(Ids::kQ)) return same(Ids::kQ, v) && k();
     return bind(Ids::kQ, v) && k();
@@ -804,8 +804,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 614:26, multi_head_attention 645:62,
   /// group_query_attention 676:59, group_query_attention_past 729:59, attention_past 251:15 (in
   /// split_projection at rules/attention.yaml:860:23), attention_unidirectional 251:15 (in
-  /// split_projection at rules/attention.yaml:918:27), multi_head_attention_cache 1002:37,
-  /// multi_head_attention_cache_masked 1027:37, single_head_attention 1104:31)
+  /// split_projection at rules/attention.yaml:919:27), multi_head_attention_cache 1003:37,
+  /// multi_head_attention_cache_masked 1028:37, single_head_attention 1105:31)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(Ids::kK)) return same(Ids::kK, v) && k();
     return bind(Ids::kK, v) && k();
@@ -815,8 +815,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 615:22, multi_head_attention 645:65,
   /// group_query_attention 676:62, group_query_attention_past 729:62, attention_past 251:15 (in
   /// split_projection at rules/attention.yaml:860:23), attention_unidirectional 251:15 (in
-  /// split_projection at rules/attention.yaml:918:27), multi_head_attention_cache 1002:40,
-  /// multi_head_attention_cache_masked 1027:40, single_head_attention 1106:47)
+  /// split_projection at rules/attention.yaml:919:27), multi_head_attention_cache 1003:40,
+  /// multi_head_attention_cache_masked 1028:40, single_head_attention 1107:47)
   bool matchV(ValueId v, gen::Next k) {
     if (seen(Ids::kV)) return same(Ids::kV, v) && k();
     return bind(Ids::kV, v) && k();
@@ -827,11 +827,11 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 207:20 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at
   /// rules/attention.yaml:813:17), attention_past 207:20 (in causal_slice at
   /// rules/attention.yaml:874:17), attention_unidirectional 207:20 (in causal_slice at
-  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27),
+  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27),
   /// multi_head_attention_past 207:20 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38), multi_head_attention_cache 207:20 (in
+  /// heads_causal_core at rules/attention.yaml:979:38), multi_head_attention_cache 207:20 (in
   /// causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchTril(ValueId v, gen::Next k) {
     if (seen(Ids::kTril)) return same(Ids::kTril, v) && k();
     return bind(Ids::kTril, v) && k();
@@ -840,7 +840,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0
   /// (rules/attention.yaml: multi_head_attention_causal_slice 620:55, attention_unidirectional
   /// 207:71 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at
-  /// rules/attention.yaml:920:27))
+  /// rules/attention.yaml:921:27))
   bool matchConstant24(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant24)) return same(Ids::kConstant24, v) && k();
     return bind(Ids::kConstant24, v) && constant(Ids::kConstant24, v) && k();
@@ -851,7 +851,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (in masked_sdpa at rules/attention.yaml:142:39) (in sdpa at rules/attention.yaml:645:54),
   /// group_query_attention 183:18 (in repeat_kv at rules/attention.yaml:678:12),
   /// attention_unidirectional 207:74 (in causal_slice at rules/attention.yaml:231:17) (in
-  /// scores_causal at rules/attention.yaml:920:27))
+  /// scores_causal at rules/attention.yaml:921:27))
   bool matchConstant25(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant25)) return same(Ids::kConstant25, v) && k();
     return bind(Ids::kConstant25, v) && constant(Ids::kConstant25, v) && k();
@@ -861,10 +861,10 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 54:25 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:613:16),
   /// multi_head_attention_cache 223:31 (in size_m2 at rules/attention.yaml:309:43) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38), multi_head_attention_cache_masked 54:52
-  /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16),
+  /// heads_causal_core at rules/attention.yaml:1004:38), multi_head_attention_cache_masked 54:52
+  /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16),
   /// attention_heads 105:90 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchConstant71(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant71)) return same(Ids::kConstant71, v) && k();
     return bind(Ids::kConstant71, v) && constant(Ids::kConstant71, v) && k();
@@ -876,8 +876,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_kv_given 54:72 (in split_shape at rules/attention.yaml:65:22) (in heads
   /// at rules/attention.yaml:811:16), multi_head_attention_past 59:85 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38), multi_head_attention_cache_masked 54:88 (in split_shape at
-  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// at rules/attention.yaml:979:38), multi_head_attention_cache_masked 54:88 (in split_shape at
+  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchAny76(ValueId v, gen::Next k) {
     if (seen(Ids::kAny76)) return same(Ids::kAny76, v) && k();
     return bind(Ids::kAny76, v) && k();
@@ -888,7 +888,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:614:16),
   /// multi_head_attention_kv_given 214:35 (in size_m1 at rules/attention.yaml:231:30) (in
   /// scores_causal at rules/attention.yaml:813:17), multi_head_attention_cache_masked 59:52 (in
-  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchConstant81(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant81)) return same(Ids::kConstant81, v) && k();
     return bind(Ids::kConstant81, v) && constant(Ids::kConstant81, v) && k();
@@ -898,9 +898,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 54:75 (in split_shape at
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:614:16),
   /// attention_unidirectional 59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:921:27), multi_head_attention_past 54:88 (in split_shape at
+  /// rules/attention.yaml:922:27), multi_head_attention_past 54:88 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchAny84(ValueId v, gen::Next k) {
     if (seen(Ids::kAny84)) return same(Ids::kAny84, v) && k();
     return bind(Ids::kAny84, v) && k();
@@ -910,7 +910,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 54:88 (in split_shape at
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:614:16),
   /// multi_head_attention_cache 59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchAny86(ValueId v, gen::Next k) {
     if (seen(Ids::kAny86)) return same(Ids::kAny86, v) && k();
     return bind(Ids::kAny86, v) && k();
@@ -924,7 +924,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 198:37 (in masked_sdpa at rules/attention.yaml:681:39), attention_past 223:31 (in size_m2 at
   /// rules/attention.yaml:872:30), multi_head_attention_cache 59:25 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchConstant87(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant87)) return same(Ids::kConstant87, v) && k();
     return bind(Ids::kConstant87, v) && constant(Ids::kConstant87, v) && k();
@@ -947,7 +947,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 54:75 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:615:16),
   /// multi_head_attention_cache 59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchAny92(ValueId v, gen::Next k) {
     if (seen(Ids::kAny92)) return same(Ids::kAny92, v) && k();
     return bind(Ids::kAny92, v) && k();
@@ -960,9 +960,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// at rules/attention.yaml:779:12), multi_head_attention_kv_given 59:22 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:817:12),
   /// attention_unidirectional 54:72 (in split_shape at rules/attention.yaml:74:23) (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27),
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27),
   /// multi_head_attention_cache 59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchAny94(ValueId v, gen::Next k) {
     if (seen(Ids::kAny94)) return same(Ids::kAny94, v) && k();
     return bind(Ids::kAny94, v) && k();
@@ -972,7 +972,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 59:22 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:622:12),
   /// attention_unidirectional 54:75 (in split_shape at rules/attention.yaml:74:23) (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchAny95(ValueId v, gen::Next k) {
     if (seen(Ids::kAny95)) return same(Ids::kAny95, v) && k();
     return bind(Ids::kAny95, v) && k();
@@ -992,7 +992,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 59:85 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:622:12),
   /// attention_unidirectional 54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchAny103(ValueId v, gen::Next k) {
     if (seen(Ids::kAny103)) return same(Ids::kAny103, v) && k();
     return bind(Ids::kAny103, v) && k();
@@ -1031,7 +1031,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
   /// rules/attention.yaml:615:16), multi_head_attention_cache 49:28 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchShape127(ValueId v, gen::Next k) {
     if (seen(Ids::kShape127)) return same(Ids::kShape127, v) && k();
     if (!bind(Ids::kShape127, v)) return false;
@@ -1043,9 +1043,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0.0
   /// (rules/attention.yaml: multi_head_attention 198:49 (in masked_sdpa at
   /// rules/attention.yaml:142:39) (in sdpa at rules/attention.yaml:645:54),
-  /// multi_head_attention_einsum 105:33 (in masked at rules/attention.yaml:947:39),
+  /// multi_head_attention_einsum 105:33 (in masked at rules/attention.yaml:948:39),
   /// multi_head_attention_cache 54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchConstant32(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant32)) return same(Ids::kConstant32, v) && k();
     return bind(Ids::kConstant32, v) && constant(Ids::kConstant32, v) && k();
@@ -1057,7 +1057,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:645:54), group_query_attention_past 185:56 (in repeat_kv at
   /// rules/attention.yaml:733:12), multi_head_attention_cache 54:75 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24), attention_heads_merge 1140:77)
+  /// rules/attention.yaml:1003:24), attention_heads_merge 1141:77)
   bool matchAny35(ValueId v, gen::Next k) {
     if (seen(Ids::kAny35)) return same(Ids::kAny35, v) && k();
     return bind(Ids::kAny35, v) && k();
@@ -1067,7 +1067,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 59:25 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:144:11) (in sdpa at
   /// rules/attention.yaml:645:54), single_head_attention 105:41 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchConstant36(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant36)) return same(Ids::kConstant36, v) && k();
     return bind(Ids::kConstant36, v) && constant(Ids::kConstant36, v) && k();
@@ -1088,7 +1088,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 59:52 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:144:11) (in sdpa at
   /// rules/attention.yaml:645:54), multi_head_attention_einsum 105:90 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchConstant39(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant39)) return same(Ids::kConstant39, v) && k();
     return bind(Ids::kConstant39, v) && constant(Ids::kConstant39, v) && k();
@@ -1108,7 +1108,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 54:25 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
   /// rules/attention.yaml:141:27) (in sdpa at rules/attention.yaml:645:54), attention_heads 105:41
-  /// (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchConstant66(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant66)) return same(Ids::kConstant66, v) && k();
     return bind(Ids::kConstant66, v) && constant(Ids::kConstant66, v) && k();
@@ -1119,8 +1119,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
   /// rules/attention.yaml:141:27) (in sdpa at rules/attention.yaml:645:54),
   /// attention_unidirectional 214:35 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal
-  /// at rules/attention.yaml:920:27), multi_head_attention_cache 222:70 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:921:27), multi_head_attention_cache 222:70 (in size_m2 at
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchConstant68(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant68)) return same(Ids::kConstant68, v) && k();
     return bind(Ids::kConstant68, v) && constant(Ids::kConstant68, v) && k();
@@ -1131,7 +1131,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
   /// rules/attention.yaml:141:27) (in sdpa at rules/attention.yaml:645:54),
   /// multi_head_attention_past 59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchAny71(ValueId v, gen::Next k) {
     if (seen(Ids::kAny71)) return same(Ids::kAny71, v) && k();
     return bind(Ids::kAny71, v) && k();
@@ -1142,7 +1142,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
   /// rules/attention.yaml:141:27) (in sdpa at rules/attention.yaml:645:54),
   /// multi_head_attention_cache_masked 54:72 (in split_shape at rules/attention.yaml:65:22) (in
-  /// heads at rules/attention.yaml:1028:16))
+  /// heads at rules/attention.yaml:1029:16))
   bool matchAny73(ValueId v, gen::Next k) {
     if (seen(Ids::kAny73)) return same(Ids::kAny73, v) && k();
     return bind(Ids::kAny73, v) && k();
@@ -1152,7 +1152,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 105:33 (in masked at rules/attention.yaml:197:40)
   /// (in masked_sdpa at rules/attention.yaml:142:39) (in sdpa at rules/attention.yaml:645:54),
   /// attention_unidirectional 59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:921:27))
+  /// rules/attention.yaml:922:27))
   bool matchConstant85(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant85)) return same(Ids::kConstant85, v) && k();
     return bind(Ids::kConstant85, v) && constant(Ids::kConstant85, v) && k();
@@ -1162,7 +1162,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 105:44 (in masked at rules/attention.yaml:197:40)
   /// (in masked_sdpa at rules/attention.yaml:142:39) (in sdpa at rules/attention.yaml:645:54),
   /// multi_head_attention_cache_masked 54:52 (in split_shape at rules/attention.yaml:65:22) (in
-  /// heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchConstant88(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant88)) return same(Ids::kConstant88, v) && k();
     return bind(Ids::kConstant88, v) && constant(Ids::kConstant88, v) && k();
@@ -1192,7 +1192,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at
   /// rules/attention.yaml:141:27) (in sdpa at rules/attention.yaml:645:54),
   /// multi_head_attention_cache 54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchAny116(ValueId v, gen::Next k) {
     if (seen(Ids::kAny116)) return same(Ids::kAny116, v) && k();
     return bind(Ids::kAny116, v) && k();
@@ -1225,7 +1225,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// _
   /// (rules/attention.yaml: group_query_attention 157:44 (in rope_heads at
   /// rules/attention.yaml:170:25) (in gqa_heads at rules/attention.yaml:676:46),
-  /// attention_heads_merge 1136:74)
+  /// attention_heads_merge 1137:74)
   bool matchAny16(ValueId v, gen::Next k) {
     if (seen(Ids::kAny16)) return same(Ids::kAny16, v) && k();
     return bind(Ids::kAny16, v) && k();
@@ -1234,7 +1234,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 2
   /// (rules/attention.yaml: group_query_attention 184:18 (in repeat_kv at
   /// rules/attention.yaml:678:12), attention_unidirectional 208:26 (in causal_slice at
-  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27))
   bool matchConstant27(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant27)) return same(Ids::kConstant27, v) && k();
     return bind(Ids::kConstant27, v) && constant(Ids::kConstant27, v) && k();
@@ -1242,7 +1242,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention 185:53 (in repeat_kv at
-  /// rules/attention.yaml:678:12), attention_heads_merge 1140:50)
+  /// rules/attention.yaml:678:12), attention_heads_merge 1141:50)
   bool matchAny30(ValueId v, gen::Next k) {
     if (seen(Ids::kAny30)) return same(Ids::kAny30, v) && k();
     return bind(Ids::kAny30, v) && k();
@@ -1250,7 +1250,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention 185:56 (in repeat_kv at
-  /// rules/attention.yaml:678:12), attention_heads_merge 1140:53)
+  /// rules/attention.yaml:678:12), attention_heads_merge 1141:53)
   bool matchAny31(ValueId v, gen::Next k) {
     if (seen(Ids::kAny31)) return same(Ids::kAny31, v) && k();
     return bind(Ids::kAny31, v) && k();
@@ -1261,7 +1261,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:678:12), group_query_attention_past 185:53 (in repeat_kv at
   /// rules/attention.yaml:733:12), multi_head_attention_cache 54:72 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24), attention_heads_merge 1140:74)
+  /// rules/attention.yaml:1003:24), attention_heads_merge 1141:74)
   bool matchAny34(ValueId v, gen::Next k) {
     if (seen(Ids::kAny34)) return same(Ids::kAny34, v) && k();
     return bind(Ids::kAny34, v) && k();
@@ -1269,9 +1269,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention 186:29 (in repeat_kv at
-  /// rules/attention.yaml:678:12), attention_past 876:70, multi_head_attention_cache 54:88 (in
-  /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in
-  /// cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:678:12), multi_head_attention_cache 54:88 (in split_shape at
+  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
+  /// rules/attention.yaml:1003:24))
   bool matchAny37(ValueId v, gen::Next k) {
     if (seen(Ids::kAny37)) return same(Ids::kAny37, v) && k();
     return bind(Ids::kAny37, v) && k();
@@ -1281,8 +1281,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: group_query_attention 184:18 (in repeat_kv at
   /// rules/attention.yaml:679:12), multi_head_attention_rotary 196:26 (in masked_sdpa at
   /// rules/attention.yaml:778:39), multi_head_attention_past 223:31 (in size_m2 at
-  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38),
-  /// multi_head_attention_cache_masked 105:33 (in masked at rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38),
+  /// multi_head_attention_cache_masked 105:33 (in masked at rules/attention.yaml:1031:39))
   bool matchConstant44(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant44)) return same(Ids::kConstant44, v) && k();
     return bind(Ids::kConstant44, v) && constant(Ids::kConstant44, v) && k();
@@ -1319,9 +1319,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 1.0
   /// (rules/attention.yaml: group_query_attention 196:26 (in masked_sdpa at
   /// rules/attention.yaml:681:39), attention_unidirectional 59:25 (in merge_shape at
-  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27),
+  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27),
   /// multi_head_attention_cache 208:47 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchConstant82(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant82)) return same(Ids::kConstant82, v) && k();
     return bind(Ids::kConstant82, v) && constant(Ids::kConstant82, v) && k();
@@ -1333,9 +1333,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_kv_given 59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged
   /// at rules/attention.yaml:817:12), attention_unidirectional 54:72 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27), multi_head_attention_cache 54:88 (in split_shape at
+  /// rules/attention.yaml:920:27), multi_head_attention_cache 54:88 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchAny102(ValueId v, gen::Next k) {
     if (seen(Ids::kAny102)) return same(Ids::kAny102, v) && k();
     return bind(Ids::kAny102, v) && k();
@@ -1346,7 +1346,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:156:23) (in rope_heads at rules/attention.yaml:170:25) (in gqa_heads at
   /// rules/attention.yaml:676:46), multi_head_attention_cache 54:72 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchAny115(ValueId v, gen::Next k) {
     if (seen(Ids::kAny115)) return same(Ids::kAny115, v) && k();
     return bind(Ids::kAny115, v) && k();
@@ -1456,16 +1456,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// pk
-  /// (rules/attention.yaml: group_query_attention_past 731:19, multi_head_attention_cache 1002:43,
-  /// multi_head_attention_cache_masked 1027:43)
+  /// (rules/attention.yaml: group_query_attention_past 731:19, multi_head_attention_cache 1003:43,
+  /// multi_head_attention_cache_masked 1028:43)
   bool matchPk(ValueId v, gen::Next k) {
     if (seen(Ids::kPk)) return same(Ids::kPk, v) && k();
     return bind(Ids::kPk, v) && k();
   }
 
   /// pv
-  /// (rules/attention.yaml: group_query_attention_past 732:19, multi_head_attention_cache 1002:47,
-  /// multi_head_attention_cache_masked 1027:47)
+  /// (rules/attention.yaml: group_query_attention_past 732:19, multi_head_attention_cache 1003:47,
+  /// multi_head_attention_cache_masked 1028:47)
   bool matchPv(ValueId v, gen::Next k) {
     if (seen(Ids::kPv)) return same(Ids::kPv, v) && k();
     return bind(Ids::kPv, v) && k();
@@ -1474,7 +1474,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0
   /// (rules/attention.yaml: group_query_attention_past 183:18 (in repeat_kv at
   /// rules/attention.yaml:733:12), attention_unidirectional 208:47 (in causal_slice at
-  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27))
   bool matchConstant29(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant29)) return same(Ids::kConstant29, v) && k();
     return bind(Ids::kConstant29, v) && constant(Ids::kConstant29, v) && k();
@@ -1483,7 +1483,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 2
   /// (rules/attention.yaml: group_query_attention_past 184:18 (in repeat_kv at
   /// rules/attention.yaml:734:12), attention_heads 198:37 (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchConstant48(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant48)) return same(Ids::kConstant48, v) && k();
     return bind(Ids::kConstant48, v) && constant(Ids::kConstant48, v) && k();
@@ -1493,14 +1493,14 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: group_query_attention_past 157:44 (in rope_heads at
   /// rules/attention.yaml:171:25) (in gqa_heads at rules/attention.yaml:729:46),
   /// attention_unidirectional 54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchAny105(ValueId v, gen::Next k) {
     if (seen(Ids::kAny105)) return same(Ids::kAny105, v) && k();
     return bind(Ids::kAny105, v) && k();
   }
 
   /// kh
-  /// (rules/attention.yaml: multi_head_attention_rotary 777:33, attention_heads 1056:37)
+  /// (rules/attention.yaml: multi_head_attention_rotary 777:33, attention_heads 1057:37)
   bool matchKh(ValueId v, gen::Next k) {
     if (seen(Ids::kKh)) return same(Ids::kKh, v) && k();
     return bind(Ids::kKh, v) && k();
@@ -1508,7 +1508,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// vh
   /// (rules/attention.yaml: multi_head_attention_rotary 779:22, multi_head_attention_kv_given
-  /// 817:22, multi_head_attention_past 978:63, attention_heads 1057:37)
+  /// 817:22, multi_head_attention_past 979:63, attention_heads 1058:37)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(Ids::kVh)) return same(Ids::kVh, v) && k();
     return bind(Ids::kVh, v) && k();
@@ -1516,7 +1516,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_rotary 157:44 (in rope_heads at
-  /// rules/attention.yaml:775:25), attention_heads_merge 1136:50)
+  /// rules/attention.yaml:775:25), attention_heads_merge 1137:50)
   bool matchAny12(ValueId v, gen::Next k) {
     if (seen(Ids::kAny12)) return same(Ids::kAny12, v) && k();
     return bind(Ids::kAny12, v) && k();
@@ -1524,7 +1524,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_rotary 159:77 (in rope_heads at
-  /// rules/attention.yaml:775:25), attention_heads_merge 1136:77)
+  /// rules/attention.yaml:775:25), attention_heads_merge 1137:77)
   bool matchAny17(ValueId v, gen::Next k) {
     if (seen(Ids::kAny17)) return same(Ids::kAny17, v) && k();
     return bind(Ids::kAny17, v) && k();
@@ -1533,7 +1533,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0.0
   /// (rules/attention.yaml: multi_head_attention_rotary 198:49 (in masked_sdpa at
   /// rules/attention.yaml:778:39), multi_head_attention_cache_masked 105:90 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchConstant51(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant51)) return same(Ids::kConstant51, v) && k();
     return bind(Ids::kConstant51, v) && constant(Ids::kConstant51, v) && k();
@@ -1543,9 +1543,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_rotary 105:33 (in masked at
   /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:778:39),
   /// multi_head_attention_past 54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38),
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38),
   /// multi_head_attention_cache 207:71 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchConstant77(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant77)) return same(Ids::kConstant77, v) && k();
     return bind(Ids::kConstant77, v) && constant(Ids::kConstant77, v) && k();
@@ -1555,7 +1555,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_rotary 105:44 (in masked at
   /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:778:39),
   /// multi_head_attention_cache 208:26 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchConstant80(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant80)) return same(Ids::kConstant80, v) && k();
     return bind(Ids::kConstant80, v) && constant(Ids::kConstant80, v) && k();
@@ -1567,7 +1567,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_kv_given 214:42 (in size_m1 at rules/attention.yaml:231:30) (in
   /// scores_causal at rules/attention.yaml:813:17), multi_head_attention_cache 208:50 (in
   /// causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchConstant83(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant83)) return same(Ids::kConstant83, v) && k();
     return bind(Ids::kConstant83, v) && constant(Ids::kConstant83, v) && k();
@@ -1578,7 +1578,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:156:23) (in rope_heads at
   /// rules/attention.yaml:775:25), multi_head_attention_past 49:28 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape97(ValueId v, gen::Next k) {
     if (seen(Ids::kShape97)) return same(Ids::kShape97, v) && k();
     if (!bind(Ids::kShape97, v)) return false;
@@ -1592,7 +1592,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:156:23) (in rope_heads at
   /// rules/attention.yaml:775:25), multi_head_attention_past 49:55 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape100(ValueId v, gen::Next k) {
     if (seen(Ids::kShape100)) return same(Ids::kShape100, v) && k();
     if (!bind(Ids::kShape100, v)) return false;
@@ -1603,8 +1603,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// cfill
   /// (rules/attention.yaml: multi_head_attention_kv_given 815:29, multi_head_attention_past 310:33
-  /// (in heads_causal_core at rules/attention.yaml:978:38), multi_head_attention_cache 310:33 (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// (in heads_causal_core at rules/attention.yaml:979:38), multi_head_attention_cache 310:33 (in
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchCfill(ValueId v, gen::Next k) {
     if (seen(Ids::kCfill)) return same(Ids::kCfill, v) && k();
     return bind(Ids::kCfill, v) && k();
@@ -1612,8 +1612,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// cmask
   /// (rules/attention.yaml: multi_head_attention_kv_given 815:37, multi_head_attention_past 310:41
-  /// (in heads_causal_core at rules/attention.yaml:978:38), multi_head_attention_cache 310:41 (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// (in heads_causal_core at rules/attention.yaml:979:38), multi_head_attention_cache 310:41 (in
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchCmask(ValueId v, gen::Next k) {
     if (seen(Ids::kCmask)) return same(Ids::kCmask, v) && k();
     return bind(Ids::kCmask, v) && k();
@@ -1622,7 +1622,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 2
   /// (rules/attention.yaml: multi_head_attention_kv_given 207:71 (in causal_slice at
   /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:813:17),
-  /// single_head_attention 105:44 (in masked at rules/attention.yaml:1105:39))
+  /// single_head_attention 105:44 (in masked at rules/attention.yaml:1106:39))
   bool matchConstant37(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant37)) return same(Ids::kConstant37, v) && k();
     return bind(Ids::kConstant37, v) && constant(Ids::kConstant37, v) && k();
@@ -1631,7 +1631,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 1
   /// (rules/attention.yaml: multi_head_attention_kv_given 207:74 (in causal_slice at
   /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:813:17),
-  /// multi_head_attention_einsum 105:82 (in masked at rules/attention.yaml:947:39))
+  /// multi_head_attention_einsum 105:82 (in masked at rules/attention.yaml:948:39))
   bool matchConstant38(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant38)) return same(Ids::kConstant38, v) && k();
     return bind(Ids::kConstant38, v) && constant(Ids::kConstant38, v) && k();
@@ -1640,7 +1640,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 1
   /// (rules/attention.yaml: multi_head_attention_kv_given 208:50 (in causal_slice at
   /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:813:17),
-  /// attention_heads 196:26 (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// attention_heads 196:26 (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchConstant43(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant43)) return same(Ids::kConstant43, v) && k();
     return bind(Ids::kConstant43, v) && constant(Ids::kConstant43, v) && k();
@@ -1650,10 +1650,10 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_kv_given 105:41 (in masked at
   /// rules/attention.yaml:814:40), attention_unidirectional 54:25 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27), multi_head_attention_past 207:71 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38),
+  /// rules/attention.yaml:920:27), multi_head_attention_past 207:71 (in causal_slice at
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38),
   /// multi_head_attention_cache 222:70 (in size_m2 at rules/attention.yaml:309:30) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchConstant59(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant59)) return same(Ids::kConstant59, v) && k();
     return bind(Ids::kConstant59, v) && constant(Ids::kConstant59, v) && k();
@@ -1663,7 +1663,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_kv_given 105:82 (in masked at
   /// rules/attention.yaml:814:40), multi_head_attention_cache_masked 54:52 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchConstant63(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant63)) return same(Ids::kConstant63, v) && k();
     return bind(Ids::kConstant63, v) && constant(Ids::kConstant63, v) && k();
@@ -1672,9 +1672,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 3
   /// (rules/attention.yaml: multi_head_attention_kv_given 105:90 (in masked at
   /// rules/attention.yaml:814:40), multi_head_attention_past 208:47 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38),
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38),
   /// attention_heads 105:33 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchConstant64(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant64)) return same(Ids::kConstant64, v) && k();
     return bind(Ids::kConstant64, v) && constant(Ids::kConstant64, v) && k();
@@ -1684,7 +1684,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_kv_given 54:25 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:811:16),
   /// multi_head_attention_past 59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchConstant72(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant72)) return same(Ids::kConstant72, v) && k();
     return bind(Ids::kConstant72, v) && constant(Ids::kConstant72, v) && k();
@@ -1694,7 +1694,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_kv_given 54:75 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:811:16), attention_past 214:39
   /// (in size_m1 at rules/attention.yaml:872:17), multi_head_attention_cache_masked 59:22 (in
-  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchAny77(ValueId v, gen::Next k) {
     if (seen(Ids::kAny77)) return same(Ids::kAny77, v) && k();
     return bind(Ids::kAny77, v) && k();
@@ -1704,7 +1704,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_kv_given 214:39 (in size_m1 at
   /// rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:813:17),
   /// multi_head_attention_past 54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchAny82(ValueId v, gen::Next k) {
     if (seen(Ids::kAny82)) return same(Ids::kAny82, v) && k();
     return bind(Ids::kAny82, v) && k();
@@ -1714,7 +1714,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_kv_given 59:72 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:817:12),
   /// multi_head_attention_cache 54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchAny100(ValueId v, gen::Next k) {
     if (seen(Ids::kAny100)) return same(Ids::kAny100, v) && k();
     return bind(Ids::kAny100, v) && k();
@@ -1725,7 +1725,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
   /// rules/attention.yaml:811:16), multi_head_attention_cache_masked 49:28 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:1029:16))
   bool matchShape106(ValueId v, gen::Next k) {
     if (seen(Ids::kShape106)) return same(Ids::kShape106, v) && k();
     if (!bind(Ids::kShape106, v)) return false;
@@ -1737,7 +1737,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// w
   /// (rules/attention.yaml: attention_past 258:31 (in split_projection at
   /// rules/attention.yaml:860:23), attention_unidirectional 258:31 (in split_projection at
-  /// rules/attention.yaml:918:27))
+  /// rules/attention.yaml:919:27))
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
     return bind(Ids::kW, v) && k();
@@ -1746,7 +1746,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// b
   /// (rules/attention.yaml: attention_past 258:35 (in split_projection at
   /// rules/attention.yaml:860:23), attention_unidirectional 258:35 (in split_projection at
-  /// rules/attention.yaml:918:27))
+  /// rules/attention.yaml:919:27))
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
@@ -1755,9 +1755,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0
   /// (rules/attention.yaml: attention_past 54:25 (in split_shape at rules/attention.yaml:862:28),
   /// multi_head_attention_past 222:70 (in size_m2 at rules/attention.yaml:309:43) (in
-  /// heads_causal_core at rules/attention.yaml:978:38), multi_head_attention_cache_masked 105:82
-  /// (in masked at rules/attention.yaml:1030:39), attention_heads 198:49 (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// heads_causal_core at rules/attention.yaml:979:38), multi_head_attention_cache_masked 105:82
+  /// (in masked at rules/attention.yaml:1031:39), attention_heads 198:49 (in masked_sdpa at
+  /// rules/attention.yaml:1060:39))
   bool matchConstant50(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant50)) return same(Ids::kConstant50, v) && k();
     return bind(Ids::kConstant50, v) && constant(Ids::kConstant50, v) && k();
@@ -1766,7 +1766,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 2
   /// (rules/attention.yaml: attention_past 207:71 (in causal_slice at rules/attention.yaml:874:17),
   /// multi_head_attention_cache 54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchConstant111(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant111)) return same(Ids::kConstant111, v) && k();
     return bind(Ids::kConstant111, v) && constant(Ids::kConstant111, v) && k();
@@ -1775,9 +1775,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 1
   /// (rules/attention.yaml: attention_unidirectional 54:52 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27), multi_head_attention_cache_masked 54:25 (in split_shape at
+  /// rules/attention.yaml:920:27), multi_head_attention_cache_masked 54:25 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchConstant61(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant61)) return same(Ids::kConstant61, v) && k();
     return bind(Ids::kConstant61, v) && constant(Ids::kConstant61, v) && k();
@@ -1786,9 +1786,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// _
   /// (rules/attention.yaml: attention_unidirectional 54:88 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27), multi_head_attention_cache_masked 54:75 (in split_shape at
+  /// rules/attention.yaml:920:27), multi_head_attention_cache_masked 54:75 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchAny66(ValueId v, gen::Next k) {
     if (seen(Ids::kAny66)) return same(Ids::kAny66, v) && k();
     return bind(Ids::kAny66, v) && k();
@@ -1796,9 +1796,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/attention.yaml: attention_unidirectional 214:42 (in size_m1 at
-  /// rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27),
+  /// rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27),
   /// attention_heads 105:82 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchConstant70(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant70)) return same(Ids::kConstant70, v) && k();
     return bind(Ids::kConstant70, v) && constant(Ids::kConstant70, v) && k();
@@ -1807,9 +1807,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0
   /// (rules/attention.yaml: attention_unidirectional 54:25 (in split_shape at
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27), multi_head_attention_cache 59:52 (in merge_shape at
+  /// rules/attention.yaml:920:27), multi_head_attention_cache 59:52 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchConstant90(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant90)) return same(Ids::kConstant90, v) && k();
     return bind(Ids::kConstant90, v) && constant(Ids::kConstant90, v) && k();
@@ -1818,9 +1818,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// Shape(v)
   /// (rules/attention.yaml: attention_unidirectional 49:28 (in dim at rules/attention.yaml:54:18)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in
-  /// sdpa_scores at rules/attention.yaml:919:27), multi_head_attention_cache 49:55 (in dim at
+  /// sdpa_scores at rules/attention.yaml:920:27), multi_head_attention_cache 49:55 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchShape130(ValueId v, gen::Next k) {
     if (seen(Ids::kShape130)) return same(Ids::kShape130, v) && k();
     if (!bind(Ids::kShape130, v)) return false;
@@ -1832,9 +1832,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// Shape(v)
   /// (rules/attention.yaml: attention_unidirectional 49:28 (in dim at rules/attention.yaml:54:45)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in
-  /// sdpa_scores at rules/attention.yaml:919:27), multi_head_attention_cache 49:55 (in dim at
+  /// sdpa_scores at rules/attention.yaml:920:27), multi_head_attention_cache 49:55 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchShape134(ValueId v, gen::Next k) {
     if (seen(Ids::kShape134)) return same(Ids::kShape134, v) && k();
     if (!bind(Ids::kShape134, v)) return false;
@@ -1844,7 +1844,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_einsum 945:23, attention_heads_merge 1136:30)
+  /// (rules/attention.yaml: multi_head_attention_einsum 946:23, attention_heads_merge 1137:30)
   bool matchAny10(ValueId v, gen::Next k) {
     if (seen(Ids::kAny10)) return same(Ids::kAny10, v) && k();
     return bind(Ids::kAny10, v) && k();
@@ -1852,8 +1852,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// 3
   /// (rules/attention.yaml: multi_head_attention_einsum 105:41 (in masked at
-  /// rules/attention.yaml:947:39), single_head_attention 105:33 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:948:39), single_head_attention 105:33 (in masked at
+  /// rules/attention.yaml:1106:39))
   bool matchConstant34(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant34)) return same(Ids::kConstant34, v) && k();
     return bind(Ids::kConstant34, v) && constant(Ids::kConstant34, v) && k();
@@ -1861,8 +1861,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// -2
   /// (rules/attention.yaml: multi_head_attention_past 222:70 (in size_m2 at
-  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38),
-  /// single_head_attention 105:90 (in masked at rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38),
+  /// single_head_attention 105:90 (in masked at rules/attention.yaml:1106:39))
   bool matchConstant41(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant41)) return same(Ids::kConstant41, v) && k();
     return bind(Ids::kConstant41, v) && constant(Ids::kConstant41, v) && k();
@@ -1870,9 +1870,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/attention.yaml: multi_head_attention_past 208:26 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38),
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38),
   /// multi_head_attention_cache 223:31 (in size_m2 at rules/attention.yaml:309:30) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchConstant62(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant62)) return same(Ids::kConstant62, v) && k();
     return bind(Ids::kConstant62, v) && constant(Ids::kConstant62, v) && k();
@@ -1881,9 +1881,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// _
   /// (rules/attention.yaml: multi_head_attention_past 59:22 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38), multi_head_attention_cache_masked 54:88 (in split_shape at
+  /// at rules/attention.yaml:979:38), multi_head_attention_cache_masked 54:88 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchAny68(ValueId v, gen::Next k) {
     if (seen(Ids::kAny68)) return same(Ids::kAny68, v) && k();
     return bind(Ids::kAny68, v) && k();
@@ -1892,8 +1892,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0
   /// (rules/attention.yaml: multi_head_attention_past 59:25 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38), multi_head_attention_cache_masked 54:25 (in split_shape at
-  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// at rules/attention.yaml:979:38), multi_head_attention_cache_masked 54:25 (in split_shape at
+  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchConstant69(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant69)) return same(Ids::kConstant69, v) && k();
     return bind(Ids::kConstant69, v) && constant(Ids::kConstant69, v) && k();
@@ -1902,8 +1902,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// _
   /// (rules/attention.yaml: multi_head_attention_past 59:72 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38), multi_head_attention_cache_masked 54:75 (in split_shape at
-  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// at rules/attention.yaml:979:38), multi_head_attention_cache_masked 54:75 (in split_shape at
+  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchAny74(ValueId v, gen::Next k) {
     if (seen(Ids::kAny74)) return same(Ids::kAny74, v) && k();
     return bind(Ids::kAny74, v) && k();
@@ -44410,7 +44410,7 @@ const gen::RuleSpec& specAttentionPast() {
     // slots
     {"x", "q", "k", "v", "qr", "split_shape.1.s", "kr", "vr", "past", "sk", "sv", "i0", "pk", "ktc",
      "kc", "kt", "i1", "vc", "s", "size_m1.1.n", "size_m2.1.n", "kl", "size_m2.2.n", "size_m2.3.n",
-     "ql", "c", "c1", "fill", "merged.1.y", "merged.2.y", "merged.3.y", "y", "w", "b",
+     "ql", "c", "c1", "fill", "merged.1.y", "f1", "merged.2.y", "merged.3.y", "y", "w", "b",
      "split_projection.1.qkv", "split_shape.2.s", "qh", "dim.1.d", "dim.2.d", "split_shape.3.s",
      "vh", "scores.1.c", "scores.1.cq", "scores.1.ck", "tril", "causal_slice.1.rows",
      "causal_slice.1.b", "one", "causal_slice.2.rows", "causal_slice.2.b", "merged.1.o",
@@ -44524,26 +44524,26 @@ const gen::RuleSpec& specAttentionPast() {
       {"Where", "rules/attention.yaml:876:25", gen::kNoSlot, 3},
       // 36: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
       {"Reshape", "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:876:18)", 28, 2},
-      // 37: _
-      {"_", "rules/attention.yaml:876:70"},
-      // 38: Where(c1, s, _)
+      // 37: f1
+      {"f1", "rules/attention.yaml:876:70", 29},
+      // 38: Where(c1, s, f1)
       {"Where", "rules/attention.yaml:876:57", gen::kNoSlot, 3},
       // 39: Reshape(Transpose(merged.2.o, perm=[0, 2, 1, 3]), merge_shape.2.s)
-      {"Reshape", "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:876:50)", 29, 2},
+      {"Reshape", "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:876:50)", 30, 2},
       // 40: Reshape(Transpose(merged.3.o, perm=[0, 2, 1, 3]), merge_shape.3.s)
-      {"Reshape", "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:877:20)", 30, 2},
+      {"Reshape", "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:877:20)", 31, 2},
       // 41: merged.1.y | merged.2.y | merged.3.y
-      {"y", "rules/attention.yaml:876:48", 31},
+      {"y", "rules/attention.yaml:876:48", 32},
       // 42: w
-      {"w", "rules/attention.yaml:258:31 (in split_projection at rules/attention.yaml:860:23)", 32},
+      {"w", "rules/attention.yaml:258:31 (in split_projection at rules/attention.yaml:860:23)", 33},
       // 43: MatMul(x, w)
       {"MatMul", "rules/attention.yaml:258:21 (in split_projection at rules/attention.yaml:860:23)",
        gen::kNoSlot, 2},
       // 44: b
-      {"b", "rules/attention.yaml:258:35 (in split_projection at rules/attention.yaml:860:23)", 33},
+      {"b", "rules/attention.yaml:258:35 (in split_projection at rules/attention.yaml:860:23)", 34},
       // 45: Add(MatMul(x, w), b)
       {"Add", "rules/attention.yaml:258:17 (in split_projection at rules/attention.yaml:860:23)",
-       34, 2},
+       35, 2},
       // 46: k
       {"k", "rules/attention.yaml:251:15 (in split_projection at rules/attention.yaml:860:23)", 2},
       // 47: v
@@ -44551,9 +44551,9 @@ const gen::RuleSpec& specAttentionPast() {
       // 48: Concat(dim.3.d, dim.4.d, _, _, axis=0) | _
       {"split_shape.2.s",
        "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:861:17)",
-       35},
+       36},
       // 49: Transpose(qr, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:861:17)", 36, 1,
+      {"Transpose", "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:861:17)", 37, 1,
        {{"perm", "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:861:17)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 50: 0
@@ -44562,14 +44562,14 @@ const gen::RuleSpec& specAttentionPast() {
       // 51: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
       {"dim.1.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:862:28)",
-       37},
+       38},
       // 52: 1
       {"constant 1", "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:862:28)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 53: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
       {"dim.2.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:862:28)",
-       38},
+       39},
       // 54: _
       {"_", "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:862:28)"},
       // 55: _
@@ -44584,16 +44584,16 @@ const gen::RuleSpec& specAttentionPast() {
       // 58: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
       {"split_shape.3.s",
        "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:863:17)",
-       39},
+       40},
       // 59: Transpose(vr, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:863:17)", 40, 1,
+      {"Transpose", "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:863:17)", 41, 1,
        {{"perm", "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:863:17)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 60: MatMul(qh, kt)
       {"MatMul", "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:871:17)",
        gen::kNoSlot, 2},
       // 61: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:871:17)", 41},
+      {"scores.1.c", "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:871:17)", 42},
       // 62: Div(MatMul(qh, kt), scores.1.c)
       {"Div", "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:871:17)", gen::kNoSlot,
        2},
@@ -44604,7 +44604,7 @@ const gen::RuleSpec& specAttentionPast() {
       {"Mul", "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:871:17)", gen::kNoSlot,
        2},
       // 65: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:871:17)", 42},
+      {"scores.1.cq", "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:871:17)", 43},
       // 66: Mul(qh, scores.1.cq)
       {"Mul", "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:871:17)", gen::kNoSlot,
        2},
@@ -44614,7 +44614,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 68: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
       {"alternatives", "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:871:17)"},
       // 69: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:871:17)", 43},
+      {"scores.1.ck", "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:871:17)", 44},
       // 70: Mul(kt, scores.1.ck)
       {"Mul", "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:871:17)", gen::kNoSlot,
        2},
@@ -44769,7 +44769,7 @@ const gen::RuleSpec& specAttentionPast() {
        {{"axis", "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:873:30)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 107: tril
-      {"tril", "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:874:17)", 44},
+      {"tril", "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:874:17)", 45},
       // 108: Sub(kl, ql)
       {"Sub", "rules/attention.yaml:207:36 (in causal_slice at rules/attention.yaml:874:17)",
        gen::kNoSlot, 2},
@@ -44790,7 +44790,7 @@ const gen::RuleSpec& specAttentionPast() {
       {"constant 1", "rules/attention.yaml:207:74 (in causal_slice at rules/attention.yaml:874:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 113: Slice(tril, Unsqueeze(Sub(kl, ql), axes=[0]), Unsqueeze(kl, axes=[0]), 2, 1)
-      {"Slice", "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:874:17)", 45,
+      {"Slice", "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:874:17)", 46,
        5},
       // 114: 0
       {"constant 0", "rules/attention.yaml:208:26 (in causal_slice at rules/attention.yaml:874:17)",
@@ -44807,7 +44807,7 @@ const gen::RuleSpec& specAttentionPast() {
       {"constant 1", "rules/attention.yaml:208:50 (in causal_slice at rules/attention.yaml:874:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 118: Slice(causal_slice.1.rows, 0, Unsqueeze(kl, axes=[0]), 3, 1)
-      {"Slice", "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:874:17)", 46,
+      {"Slice", "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:874:17)", 47,
        5},
       // 119: Cast(causal_slice.1.b, to=9)
       {"Cast", "rules/attention.yaml:209:14 (in causal_slice at rules/attention.yaml:874:17)",
@@ -44815,7 +44815,7 @@ const gen::RuleSpec& specAttentionPast() {
        {{"to", "rules/attention.yaml:209:22 (in causal_slice at rules/attention.yaml:874:17)",
          Attr::kEquals, {gen::intLiteral(9)}}}},
       // 120: one
-      {"one", "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:875:17)", 47},
+      {"one", "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:875:17)", 48},
       // 121: Sub(kl, ql)
       {"Sub", "rules/attention.yaml:207:36 (in causal_slice at rules/attention.yaml:875:17)",
        gen::kNoSlot, 2},
@@ -44836,7 +44836,7 @@ const gen::RuleSpec& specAttentionPast() {
       {"constant 1", "rules/attention.yaml:207:74 (in causal_slice at rules/attention.yaml:875:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 126: Slice(one, Unsqueeze(Sub(kl, ql), axes=[0]), Unsqueeze(kl, axes=[0]), 2, 1)
-      {"Slice", "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:875:17)", 48,
+      {"Slice", "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:875:17)", 49,
        5},
       // 127: 0
       {"constant 0", "rules/attention.yaml:208:26 (in causal_slice at rules/attention.yaml:875:17)",
@@ -44853,7 +44853,7 @@ const gen::RuleSpec& specAttentionPast() {
       {"constant 1", "rules/attention.yaml:208:50 (in causal_slice at rules/attention.yaml:875:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 131: Slice(causal_slice.2.rows, 0, Unsqueeze(kl, axes=[0]), 3, 1)
-      {"Slice", "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:875:17)", 49,
+      {"Slice", "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:875:17)", 50,
        5},
       // 132: Cast(causal_slice.2.b, to=9)
       {"Cast", "rules/attention.yaml:209:14 (in causal_slice at rules/attention.yaml:875:17)",
@@ -44867,7 +44867,7 @@ const gen::RuleSpec& specAttentionPast() {
          Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 134: MatMul(Softmax(Where(c, s, fill), axis=-1), vc)
-      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:876:18)", 50, 2},
+      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:876:18)", 51, 2},
       // 135: Transpose(merged.1.o, perm=[0, 2, 1, 3])
       {"Transpose", "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:876:18)",
        gen::kNoSlot, 1,
@@ -44876,15 +44876,15 @@ const gen::RuleSpec& specAttentionPast() {
       // 136: Concat(dim.7.d, dim.8.d, _, axis=0) | _
       {"merge_shape.1.s",
        "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:18)",
-       51},
-      // 137: Softmax(Where(c1, s, _), axis=-1)
+       52},
+      // 137: Softmax(Where(c1, s, f1), axis=-1)
       {"Softmax", "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:876:50)",
        gen::kNoSlot, 1,
        {{"axis", "rules/attention.yaml:117:29 (in merged at rules/attention.yaml:876:50)",
          Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
-      // 138: MatMul(Softmax(Where(c1, s, _), axis=-1), vc)
-      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:876:50)", 52, 2},
+      // 138: MatMul(Softmax(Where(c1, s, f1), axis=-1), vc)
+      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:876:50)", 53, 2},
       // 139: Transpose(merged.2.o, perm=[0, 2, 1, 3])
       {"Transpose", "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:876:50)",
        gen::kNoSlot, 1,
@@ -44893,7 +44893,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 140: Concat(dim.9.d, dim.10.d, _, axis=0) | _
       {"merge_shape.2.s",
        "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:50)",
-       53},
+       54},
       // 141: Softmax(s, axis=-1)
       {"Softmax", "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:877:20)",
        gen::kNoSlot, 1,
@@ -44901,7 +44901,7 @@ const gen::RuleSpec& specAttentionPast() {
          Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 142: MatMul(Softmax(s, axis=-1), vc)
-      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:877:20)", 54, 2},
+      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:877:20)", 55, 2},
       // 143: Transpose(merged.3.o, perm=[0, 2, 1, 3])
       {"Transpose", "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:877:20)",
        gen::kNoSlot, 1,
@@ -44910,7 +44910,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 144: Concat(dim.11.d, dim.12.d, _, axis=0) | _
       {"merge_shape.3.s",
        "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:877:20)",
-       55},
+       56},
       // 145: 0
       {"constant 0",
        "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:861:17)",
@@ -44918,7 +44918,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 146: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
       {"dim.3.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:861:17)",
-       56},
+       57},
       // 147: 1
       {"constant 1",
        "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:861:17)",
@@ -44926,7 +44926,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 148: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
       {"dim.4.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:861:17)",
-       57},
+       58},
       // 149: _
       {"_",
        "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:861:17)"},
@@ -45002,7 +45002,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 162: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
       {"dim.5.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:863:17)",
-       58},
+       59},
       // 163: 1
       {"constant 1",
        "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:863:17)",
@@ -45010,7 +45010,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 164: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
       {"dim.6.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:863:17)",
-       59},
+       60},
       // 165: _
       {"_",
        "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:863:17)"},
@@ -45037,7 +45037,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 171: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
       {"dim.7.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:18)",
-       60},
+       61},
       // 172: _
       {"_",
        "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:18)"},
@@ -45048,7 +45048,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 174: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
       {"dim.8.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:18)",
-       61},
+       62},
       // 175: _
       {"_",
        "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:18)"},
@@ -45072,7 +45072,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 180: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
       {"dim.9.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:50)",
-       62},
+       63},
       // 181: _
       {"_",
        "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:50)"},
@@ -45083,7 +45083,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 183: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
       {"dim.10.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:50)",
-       63},
+       64},
       // 184: _
       {"_",
        "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:876:50)"},
@@ -45107,7 +45107,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 189: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
       {"dim.11.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:877:20)",
-       64},
+       65},
       // 190: _
       {"_",
        "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:877:20)"},
@@ -45118,7 +45118,7 @@ const gen::RuleSpec& specAttentionPast() {
       // 192: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
       {"dim.12.d",
        "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:877:20)",
-       65},
+       66},
       // 193: _
       {"_",
        "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:877:20)"},
@@ -45414,32 +45414,33 @@ const gen::RuleSpec& specAttentionPast() {
          Attr::kEquals, {gen::intLiteral(2)}}}},
     },
     // constraints
-    {{Check::kNative, "rules/attention.yaml:879:15", "one", gen::kNoSlot, {"one"}, {47},
+    {{Check::kNative, "rules/attention.yaml:879:15", "one", gen::kNoSlot, {"one"}, {48},
       "always_true", gen::nativePredicate("always_true")},
-     {Check::kShape, "rules/attention.yaml:880:15", "past", 8, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kScalar, "rules/attention.yaml:880:15", "f1", 29},
+     {Check::kShape, "rules/attention.yaml:881:15", "past", 8, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/attention.yaml:881:15", "i0", 11, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/attention.yaml:882:15", "i0", 11, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/attention.yaml:881:26", "i0", 11, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:882:26", "i0", 11, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/attention.yaml:882:15", "i1", 16, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/attention.yaml:883:15", "i1", 16, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/attention.yaml:882:26", "i1", 16, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:883:26", "i1", 16, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kNative, "rules/attention.yaml:883:15", "sk", gen::kNoSlot, {"sk", "past"}, {9, 8},
+     {Check::kNative, "rules/attention.yaml:884:15", "sk", gen::kNoSlot, {"sk", "past"}, {9, 8},
       "unstacks", gen::nativePredicate("unstacks")},
-     {Check::kNative, "rules/attention.yaml:884:15", "qr", gen::kNoSlot, {"qr"}, {4},
+     {Check::kNative, "rules/attention.yaml:885:15", "qr", gen::kNoSlot, {"qr"}, {4},
       "splits_heads", gen::nativePredicate("splits_heads")},
-     {Check::kNative, "rules/attention.yaml:885:15", "kr", gen::kNoSlot, {"kr", "qr"}, {6, 4},
+     {Check::kNative, "rules/attention.yaml:886:15", "kr", gen::kNoSlot, {"kr", "qr"}, {6, 4},
       "same_heads", gen::nativePredicate("same_heads")},
-     {Check::kNative, "rules/attention.yaml:886:15", "vr", gen::kNoSlot, {"vr", "qr"}, {7, 4},
+     {Check::kNative, "rules/attention.yaml:887:15", "vr", gen::kNoSlot, {"vr", "qr"}, {7, 4},
       "same_heads", gen::nativePredicate("same_heads")},
-     {Check::kNative, "rules/attention.yaml:887:15", "y", gen::kNoSlot, {"y", "vr", "q"},
-      {31, 7, 1}, "merges_heads", gen::nativePredicate("merges_heads")},
-     {Check::kNative, "rules/attention.yaml:888:15", "tril", gen::kNoSlot, {"tril"}, {44},
+     {Check::kNative, "rules/attention.yaml:888:15", "y", gen::kNoSlot, {"y", "vr", "q"},
+      {32, 7, 1}, "merges_heads", gen::nativePredicate("merges_heads")},
+     {Check::kNative, "rules/attention.yaml:889:15", "tril", gen::kNoSlot, {"tril"}, {45},
       "causal_buffer", gen::nativePredicate("causal_buffer")},
-     {Check::kScalar, "rules/attention.yaml:889:15", "fill", 27, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kScalar, "rules/attention.yaml:890:15", "fill", 27, {}, {}, "", nullptr, gen::kNoSlot,
       {}, true, true, -gen::kInfinity, -1e+04},
      {Check::kShape,
       "rules/attention.yaml:261:12 (in split_projection at rules/attention.yaml:860:23)", "x", 0,
@@ -45449,30 +45450,30 @@ const gen::RuleSpec& specAttentionPast() {
       "rules/attention.yaml:261:30 (in split_projection at rules/attention.yaml:860:23)", "x", 0,
       {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/attention.yaml:262:12 (in split_projection at rules/attention.yaml:860:23)", "w", 32,
+      "rules/attention.yaml:262:12 (in split_projection at rules/attention.yaml:860:23)", "w", 33,
       {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"I", "D3"},
       {{Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
      {Check::kConstant,
-      "rules/attention.yaml:262:28 (in split_projection at rules/attention.yaml:860:23)", "w", 32,
+      "rules/attention.yaml:262:28 (in split_projection at rules/attention.yaml:860:23)", "w", 33,
       {}, {}, "", nullptr, 1},
      {Check::kShape,
-      "rules/attention.yaml:263:12 (in split_projection at rules/attention.yaml:860:23)", "b", 33,
+      "rules/attention.yaml:263:12 (in split_projection at rules/attention.yaml:860:23)", "b", 34,
       {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"D3"}, {{Dim::kSymbol, 0, 3}}},
      {Check::kConstant,
-      "rules/attention.yaml:263:25 (in split_projection at rules/attention.yaml:860:23)", "b", 33,
+      "rules/attention.yaml:263:25 (in split_projection at rules/attention.yaml:860:23)", "b", 34,
       {}, {}, "", nullptr, 1},
      {Check::kNative,
       "rules/attention.yaml:264:12 (in split_projection at rules/attention.yaml:860:23)", "q",
-      gen::kNoSlot, {"q", "split_projection.1.qkv"}, {1, 34}, "splits_qkv",
+      gen::kNoSlot, {"q", "split_projection.1.qkv"}, {1, 35}, "splits_qkv",
       gen::nativePredicate("splits_qkv"), 1},
      {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:871:17)",
-      "scores.1.c", 41, {}, {}, "", nullptr, 18},
+      "scores.1.c", 42, {}, {}, "", nullptr, 18},
      {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:871:17)",
-      "scores.1.cq", 42, {}, {}, "", nullptr, 18},
+      "scores.1.cq", 43, {}, {}, "", nullptr, 18},
      {Check::kScalar, "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:871:17)",
-      "scores.1.ck", 43, {}, {}, "", nullptr, 18},
+      "scores.1.ck", 44, {}, {}, "", nullptr, 18},
      {Check::kNative, "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:871:17)", "qh",
-      gen::kNoSlot, {"qh"}, {36}, "unscaled", gen::nativePredicate("unscaled"), 18},
+      gen::kNoSlot, {"qh"}, {37}, "unscaled", gen::nativePredicate("unscaled"), 18},
      {Check::kNative, "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:871:17)", "kt",
       gen::kNoSlot, {"kt"}, {15}, "unscaled", gen::nativePredicate("unscaled"), 18}},
     // rewrite variants
@@ -45522,7 +45523,7 @@ struct AttentionPastIds {
     kFill = 34,
     kWhere35 = 35,
     kMerged1Y = 36,
-    kAny37 = 37,
+    kF1 = 37,
     kWhere38 = 38,
     kMerged2Y = 39,
     kMerged3Y = 40,
@@ -45785,54 +45786,55 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
     kSlotC1 = 26,
     kSlotFill = 27,
     kSlotMerged1Y = 28,
-    kSlotMerged2Y = 29,
-    kSlotMerged3Y = 30,
-    kSlotY = 31,
-    kSlotW = 32,
-    kSlotB = 33,
-    kSlotSplitProjection1Qkv = 34,
-    kSlotSplitShape2S = 35,
-    kSlotQh = 36,
-    kSlotDim1D = 37,
-    kSlotDim2D = 38,
-    kSlotSplitShape3S = 39,
-    kSlotVh = 40,
-    kSlotScores1C = 41,
-    kSlotScores1Cq = 42,
-    kSlotScores1Ck = 43,
-    kSlotTril = 44,
-    kSlotCausalSlice1Rows = 45,
-    kSlotCausalSlice1B = 46,
-    kSlotOne = 47,
-    kSlotCausalSlice2Rows = 48,
-    kSlotCausalSlice2B = 49,
-    kSlotMerged1O = 50,
-    kSlotMergeShape1S = 51,
-    kSlotMerged2O = 52,
-    kSlotMergeShape2S = 53,
-    kSlotMerged3O = 54,
-    kSlotMergeShape3S = 55,
-    kSlotDim3D = 56,
-    kSlotDim4D = 57,
-    kSlotDim5D = 58,
-    kSlotDim6D = 59,
-    kSlotDim7D = 60,
-    kSlotDim8D = 61,
-    kSlotDim9D = 62,
-    kSlotDim10D = 63,
-    kSlotDim11D = 64,
-    kSlotDim12D = 65,
+    kSlotF1 = 29,
+    kSlotMerged2Y = 30,
+    kSlotMerged3Y = 31,
+    kSlotY = 32,
+    kSlotW = 33,
+    kSlotB = 34,
+    kSlotSplitProjection1Qkv = 35,
+    kSlotSplitShape2S = 36,
+    kSlotQh = 37,
+    kSlotDim1D = 38,
+    kSlotDim2D = 39,
+    kSlotSplitShape3S = 40,
+    kSlotVh = 41,
+    kSlotScores1C = 42,
+    kSlotScores1Cq = 43,
+    kSlotScores1Ck = 44,
+    kSlotTril = 45,
+    kSlotCausalSlice1Rows = 46,
+    kSlotCausalSlice1B = 47,
+    kSlotOne = 48,
+    kSlotCausalSlice2Rows = 49,
+    kSlotCausalSlice2B = 50,
+    kSlotMerged1O = 51,
+    kSlotMergeShape1S = 52,
+    kSlotMerged2O = 53,
+    kSlotMergeShape2S = 54,
+    kSlotMerged3O = 55,
+    kSlotMergeShape3S = 56,
+    kSlotDim3D = 57,
+    kSlotDim4D = 58,
+    kSlotDim5D = 59,
+    kSlotDim6D = 60,
+    kSlotDim7D = 61,
+    kSlotDim8D = 62,
+    kSlotDim9D = 63,
+    kSlotDim10D = 64,
+    kSlotDim11D = 65,
+    kSlotDim12D = 66,
   };
 
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file):
-  // matchX, matchFill, matchAny37, matchW, matchB, matchK, matchV, matchConstant50, matchAny54,
-  // matchAny55, matchAny57, matchScores1C, matchScores1Cq, matchScores1Ck, matchConstant76,
-  // matchAny77, matchConstant78, matchConstant84, matchConstant87, matchConstant96,
-  // matchConstant102, matchTril, matchConstant111, matchConstant112, matchConstant114,
-  // matchConstant116, matchConstant124, matchConstant145, matchConstant163, matchAny168,
-  // matchConstant173, matchAny175, matchAny178, matchShape207.
+  // matchX, matchFill, matchW, matchB, matchK, matchV, matchConstant50, matchAny54, matchAny55,
+  // matchAny57, matchScores1C, matchScores1Cq, matchScores1Ck, matchConstant76, matchAny77,
+  // matchConstant78, matchConstant84, matchConstant87, matchConstant96, matchConstant102,
+  // matchTril, matchConstant111, matchConstant112, matchConstant114, matchConstant116,
+  // matchConstant124, matchConstant145, matchConstant163, matchAny168, matchConstant173,
+  // matchAny175, matchAny178, matchShape207.
 
   /// q = Split(split_projection.1.qkv, axis=2)  (rules/attention.yaml:259:17 (in split_projection
   /// at rules/attention.yaml:860:23))
@@ -46206,7 +46208,13 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
     return matchTranspose135(input(n, 0), [&] { return matchMergeShape1S(input(n, 1), k); });
   }
 
-  /// Where(c1, s, _)  (rules/attention.yaml:876:57)
+  /// f1  (rules/attention.yaml:876:70)
+  bool matchF1(ValueId v, gen::Next k) {
+    if (seen(kF1)) return same(kF1, v) && k();
+    return bind(kF1, v) && k();
+  }
+
+  /// Where(c1, s, f1)  (rules/attention.yaml:876:57)
   bool matchWhere38(ValueId v, gen::Next k) {
     if (seen(kWhere38)) return same(kWhere38, v) && k();
     if (!bind(kWhere38, v)) return false;
@@ -46214,7 +46222,7 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
     if (n == kNoId || !attrs(kWhere38, n, v)) return false;
     return matchC1(input(n, 0), [&] {
       return matchS(input(n, 1), [&] {
-        return matchAny37(input(n, 2), k);
+        return matchF1(input(n, 2), k);
       });
     });
   }
@@ -47000,7 +47008,7 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
     return false;
   }
 
-  /// Softmax(Where(c1, s, _), axis=-1)  (rules/attention.yaml:117:18 (in merged at
+  /// Softmax(Where(c1, s, f1), axis=-1)  (rules/attention.yaml:117:18 (in merged at
   /// rules/attention.yaml:876:50))
   bool matchSoftmax137(ValueId v, gen::Next k) {
     if (seen(kSoftmax137)) return same(kSoftmax137, v) && k();
@@ -47010,7 +47018,7 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
     return matchWhere38(input(n, 0), k);
   }
 
-  /// merged.2.o = MatMul(Softmax(Where(c1, s, _), axis=-1), vc)  (rules/attention.yaml:117:11 (in
+  /// merged.2.o = MatMul(Softmax(Where(c1, s, f1), axis=-1), vc)  (rules/attention.yaml:117:11 (in
   /// merged at rules/attention.yaml:876:50))
   bool matchMerged2O(ValueId v, gen::Next k) {
     if (seen(kMerged2O)) return same(kMerged2O, v) && k();
@@ -47945,24 +47953,24 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @k_transposed @bidirectional), rules/attention.yaml:895:9:
+  /// Variant 0 (when @k_transposed @bidirectional), rules/attention.yaml:896:9:
   ///   y = com.microsoft.Attention(x, w, b, none, past, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   vc = Gather(output 1, tensor(1), axis=0)
   ///   ktc = Transpose(Gather(output 1, tensor(0), axis=0), perm=[0, 1, 3, 2])
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:891:36", "x")) return false;
-    if (!requireBound(kSlotW, "rules/attention.yaml:891:39", "w")) return false;
-    if (!requireBound(kSlotB, "rules/attention.yaml:891:42", "b")) return false;
-    if (!requireBound(kSlotPast, "rules/attention.yaml:891:45", "past")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:892:36", "x")) return false;
+    if (!requireBound(kSlotW, "rules/attention.yaml:892:39", "w")) return false;
+    if (!requireBound(kSlotB, "rules/attention.yaml:892:42", "b")) return false;
+    if (!requireBound(kSlotPast, "rules/attention.yaml:892:45", "past")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::optional<onnx::AttributeProto> a7_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:476:48 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:476:48 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:476:48 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:476:48 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_0) return false;
     attrs7.push_back(std::move(*a7_0));
     std::optional<onnx::AttributeProto> a7_1 = attrHelper(
@@ -47970,8 +47978,8 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:477:48 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:477:48 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:477:48 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:477:48 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_1) return false;
     attrs7.push_back(std::move(*a7_1));
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intLiteral(1), 7, {});
@@ -47989,20 +47997,20 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:895:9",
-        "rules/attention.yaml:475:24 (in attention_with_past at rules/attention.yaml:891:16)")) return false;
+        "rules/attention.yaml:896:9",
+        "rules/attention.yaml:475:24 (in attention_with_past at rules/attention.yaml:892:16)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:895:9",
-        "rules/attention.yaml:893:12")) return false;
+        "rules/attention.yaml:896:9",
+        "rules/attention.yaml:894:12")) return false;
     if (!replaceable(
         kSlotKtc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:895:9",
-        "rules/attention.yaml:899:17")) return false;
+        "rules/attention.yaml:896:9",
+        "rules/attention.yaml:900:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -48046,24 +48054,24 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v7}, {s_.provided[1], v12}, {s_.provided[2], v13}});
   }
 
-  /// Variant 1 (when @k_transposed), rules/attention.yaml:895:9:
+  /// Variant 1 (when @k_transposed), rules/attention.yaml:896:9:
   ///   y = com.microsoft.Attention(x, w, b, none, past, num_heads=helper(attention_num_heads), scale=helper(attention_scale), unidirectional=1, mask_filter_value=value(fill))
   ///   vc = Gather(output 1, tensor(1), axis=0)
   ///   ktc = Transpose(Gather(output 1, tensor(0), axis=0), perm=[0, 1, 3, 2])
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:891:36", "x")) return false;
-    if (!requireBound(kSlotW, "rules/attention.yaml:891:39", "w")) return false;
-    if (!requireBound(kSlotB, "rules/attention.yaml:891:42", "b")) return false;
-    if (!requireBound(kSlotPast, "rules/attention.yaml:891:45", "past")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:892:36", "x")) return false;
+    if (!requireBound(kSlotW, "rules/attention.yaml:892:39", "w")) return false;
+    if (!requireBound(kSlotB, "rules/attention.yaml:892:42", "b")) return false;
+    if (!requireBound(kSlotPast, "rules/attention.yaml:892:45", "past")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::optional<onnx::AttributeProto> a7_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:480:48 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:480:48 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:480:48 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:480:48 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_0) return false;
     attrs7.push_back(std::move(*a7_0));
     std::optional<onnx::AttributeProto> a7_1 = attrHelper(
@@ -48071,8 +48079,8 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:481:48 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:481:48 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:481:48 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:481:48 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_1) return false;
     attrs7.push_back(std::move(*a7_1));
     attrs7.push_back(gen::intAttribute("unidirectional", 1));
@@ -48080,8 +48088,8 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         kSlotFill,
         "mask_filter_value",
         "fill",
-        "rules/attention.yaml:482:66 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:482:66 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:482:66 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:482:66 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_3) return false;
     attrs7.push_back(std::move(*a7_3));
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intLiteral(1), 7, {});
@@ -48099,20 +48107,20 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:895:9",
-        "rules/attention.yaml:479:24 (in attention_with_past at rules/attention.yaml:891:16)")) return false;
+        "rules/attention.yaml:896:9",
+        "rules/attention.yaml:479:24 (in attention_with_past at rules/attention.yaml:892:16)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:895:9",
-        "rules/attention.yaml:893:12")) return false;
+        "rules/attention.yaml:896:9",
+        "rules/attention.yaml:894:12")) return false;
     if (!replaceable(
         kSlotKtc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:895:9",
-        "rules/attention.yaml:899:17")) return false;
+        "rules/attention.yaml:896:9",
+        "rules/attention.yaml:900:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -48156,24 +48164,24 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v7}, {s_.provided[1], v12}, {s_.provided[2], v13}});
   }
 
-  /// Variant 2 (when @bidirectional), rules/attention.yaml:900:9:
+  /// Variant 2 (when @bidirectional), rules/attention.yaml:901:9:
   ///   y = com.microsoft.Attention(x, w, b, none, past, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   vc = Gather(output 1, tensor(1), axis=0)
   ///   kc = Gather(output 1, tensor(0), axis=0)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:891:36", "x")) return false;
-    if (!requireBound(kSlotW, "rules/attention.yaml:891:39", "w")) return false;
-    if (!requireBound(kSlotB, "rules/attention.yaml:891:42", "b")) return false;
-    if (!requireBound(kSlotPast, "rules/attention.yaml:891:45", "past")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:892:36", "x")) return false;
+    if (!requireBound(kSlotW, "rules/attention.yaml:892:39", "w")) return false;
+    if (!requireBound(kSlotB, "rules/attention.yaml:892:42", "b")) return false;
+    if (!requireBound(kSlotPast, "rules/attention.yaml:892:45", "past")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::optional<onnx::AttributeProto> a7_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:476:48 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:476:48 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:476:48 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:476:48 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_0) return false;
     attrs7.push_back(std::move(*a7_0));
     std::optional<onnx::AttributeProto> a7_1 = attrHelper(
@@ -48181,8 +48189,8 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:477:48 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:477:48 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:477:48 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:477:48 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_1) return false;
     attrs7.push_back(std::move(*a7_1));
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intLiteral(1), 7, {});
@@ -48198,20 +48206,20 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:900:9",
-        "rules/attention.yaml:475:24 (in attention_with_past at rules/attention.yaml:891:16)")) return false;
+        "rules/attention.yaml:901:9",
+        "rules/attention.yaml:475:24 (in attention_with_past at rules/attention.yaml:892:16)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:900:9",
-        "rules/attention.yaml:893:12")) return false;
+        "rules/attention.yaml:901:9",
+        "rules/attention.yaml:894:12")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:900:9",
-        "rules/attention.yaml:892:12")) return false;
+        "rules/attention.yaml:901:9",
+        "rules/attention.yaml:893:12")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -48248,24 +48256,24 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v7}, {s_.provided[1], v12}, {s_.provided[2], v10}});
   }
 
-  /// Variant 3, rules/attention.yaml:900:9:
+  /// Variant 3, rules/attention.yaml:901:9:
   ///   y = com.microsoft.Attention(x, w, b, none, past, num_heads=helper(attention_num_heads), scale=helper(attention_scale), unidirectional=1, mask_filter_value=value(fill))
   ///   vc = Gather(output 1, tensor(1), axis=0)
   ///   kc = Gather(output 1, tensor(0), axis=0)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:891:36", "x")) return false;
-    if (!requireBound(kSlotW, "rules/attention.yaml:891:39", "w")) return false;
-    if (!requireBound(kSlotB, "rules/attention.yaml:891:42", "b")) return false;
-    if (!requireBound(kSlotPast, "rules/attention.yaml:891:45", "past")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:892:36", "x")) return false;
+    if (!requireBound(kSlotW, "rules/attention.yaml:892:39", "w")) return false;
+    if (!requireBound(kSlotB, "rules/attention.yaml:892:42", "b")) return false;
+    if (!requireBound(kSlotPast, "rules/attention.yaml:892:45", "past")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::optional<onnx::AttributeProto> a7_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:480:48 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:480:48 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:480:48 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:480:48 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_0) return false;
     attrs7.push_back(std::move(*a7_0));
     std::optional<onnx::AttributeProto> a7_1 = attrHelper(
@@ -48273,8 +48281,8 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:481:48 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:481:48 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:481:48 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:481:48 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_1) return false;
     attrs7.push_back(std::move(*a7_1));
     attrs7.push_back(gen::intAttribute("unidirectional", 1));
@@ -48282,8 +48290,8 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         kSlotFill,
         "mask_filter_value",
         "fill",
-        "rules/attention.yaml:482:66 (in attention_with_past at rules/attention.yaml:891:16)",
-        "rules/attention.yaml:482:66 (in attention_with_past at rules/attention.yaml:891:16)");
+        "rules/attention.yaml:482:66 (in attention_with_past at rules/attention.yaml:892:16)",
+        "rules/attention.yaml:482:66 (in attention_with_past at rules/attention.yaml:892:16)");
     if (!a7_3) return false;
     attrs7.push_back(std::move(*a7_3));
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intLiteral(1), 7, {});
@@ -48299,20 +48307,20 @@ class AttentionPastMatch : public AttentionSharedMatch<AttentionPastIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:900:9",
-        "rules/attention.yaml:479:24 (in attention_with_past at rules/attention.yaml:891:16)")) return false;
+        "rules/attention.yaml:901:9",
+        "rules/attention.yaml:479:24 (in attention_with_past at rules/attention.yaml:892:16)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:900:9",
-        "rules/attention.yaml:893:12")) return false;
+        "rules/attention.yaml:901:9",
+        "rules/attention.yaml:894:12")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:900:9",
-        "rules/attention.yaml:892:12")) return false;
+        "rules/attention.yaml:901:9",
+        "rules/attention.yaml:893:12")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -48381,7 +48389,7 @@ class AttentionPastRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:913
+// Generated from: rules/attention.yaml:914
 // attention_unidirectional (priority 89): GPT-2 without past (packed projection, causal slice by the scores' lengths) as com.microsoft.Attention.
 //===----------------------------------------------------------------------===//
 
@@ -48389,7 +48397,7 @@ class AttentionPastRule : public RewritePattern {
 const gen::RuleSpec& specAttentionUnidirectional() {
   static const gen::RuleSpec spec = {
     "attention_unidirectional",
-    "rules/attention.yaml:913:5",
+    "rules/attention.yaml:914:5",
     6,  // root expr
     // slots
     {"x", "q", "k", "v", "qr", "c", "fill", "y", "w", "b", "split_projection.1.qkv", "kr", "vr",
@@ -48402,748 +48410,748 @@ const gen::RuleSpec& specAttentionUnidirectional() {
     // exprs
     {
       // 0: x
-      {"x", "rules/attention.yaml:918:44", 0},
+      {"x", "rules/attention.yaml:919:44", 0},
       // 1: Split(split_projection.1.qkv, axis=2)
-      {"Split", "rules/attention.yaml:259:17 (in split_projection at rules/attention.yaml:918:27)",
+      {"Split", "rules/attention.yaml:259:17 (in split_projection at rules/attention.yaml:919:27)",
        1, 1,
-       {{"axis", "rules/attention.yaml:259:28 (in split_projection at rules/attention.yaml:918:27)",
+       {{"axis", "rules/attention.yaml:259:28 (in split_projection at rules/attention.yaml:919:27)",
          Attr::kOneOf, {gen::intLiteral(2), gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
        {}, 1e-06, 0, {}, false, {{1, 2, "k"}, {2, 3, "v"}}},
       // 2: Reshape(q, split_shape.1.s)
       {"Reshape",
-       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        4, 2},
       // 3: Cast(causal_slice.1.b, to=9) | causal_slice.1.b
       {"c",
-       "rules/attention.yaml:209:28 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:209:28 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        5},
       // 4: fill
-      {"fill", "rules/attention.yaml:921:46", 6},
+      {"fill", "rules/attention.yaml:922:46", 6},
       // 5: Where(c, s, fill)
-      {"Where", "rules/attention.yaml:921:34", gen::kNoSlot, 3},
+      {"Where", "rules/attention.yaml:922:34", gen::kNoSlot, 3},
       // 6: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
-      {"Reshape", "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:921:27)", 7, 2},
+      {"Reshape", "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:922:27)", 7, 2},
       // 7: w
-      {"w", "rules/attention.yaml:258:31 (in split_projection at rules/attention.yaml:918:27)", 8},
+      {"w", "rules/attention.yaml:258:31 (in split_projection at rules/attention.yaml:919:27)", 8},
       // 8: MatMul(x, w)
-      {"MatMul", "rules/attention.yaml:258:21 (in split_projection at rules/attention.yaml:918:27)",
+      {"MatMul", "rules/attention.yaml:258:21 (in split_projection at rules/attention.yaml:919:27)",
        gen::kNoSlot, 2},
       // 9: b
-      {"b", "rules/attention.yaml:258:35 (in split_projection at rules/attention.yaml:918:27)", 9},
+      {"b", "rules/attention.yaml:258:35 (in split_projection at rules/attention.yaml:919:27)", 9},
       // 10: Add(MatMul(x, w), b)
-      {"Add", "rules/attention.yaml:258:17 (in split_projection at rules/attention.yaml:918:27)",
+      {"Add", "rules/attention.yaml:258:17 (in split_projection at rules/attention.yaml:919:27)",
        10, 2},
       // 11: k
-      {"k", "rules/attention.yaml:251:15 (in split_projection at rules/attention.yaml:918:27)", 2},
+      {"k", "rules/attention.yaml:251:15 (in split_projection at rules/attention.yaml:919:27)", 2},
       // 12: v
-      {"v", "rules/attention.yaml:251:15 (in split_projection at rules/attention.yaml:918:27)", 3},
+      {"v", "rules/attention.yaml:251:15 (in split_projection at rules/attention.yaml:919:27)", 3},
       // 13: Reshape(k, split_shape.2.s)
       {"Reshape",
-       "rules/attention.yaml:74:12 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:74:12 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        11, 2},
       // 14: Reshape(v, split_shape.3.s)
       {"Reshape",
-       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        12, 2},
       // 15: Div(MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt), scores.1.c) | Mul(MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt), scores.1.c) | MatMul((Mul(...) | Div(...) | sdpa_scores.1.qh), (Mul(...) | Div(...) | sdpa_scores.1.kt)) | com.microsoft.FusedMatMul(sdpa_scores.1.qh, sdpa_scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"s",
-       "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        13},
       // 16: Concat(dim.1.d, dim.2.d, _, _, axis=0) | _
       {"split_shape.1.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        14},
       // 17: Transpose(qr, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        15, 1,
        {{"perm",
-         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 18: Squeeze(Slice(Shape(s), -1, _, 0), axes=[0])
       {"Squeeze",
-       "rules/attention.yaml:214:11 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:214:11 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27)",
        16, 1,
        {{"axes",
-         "rules/attention.yaml:214:46 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:214:46 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 19: Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) | Gather(Shape(s), -2, axis=0) | Gather(Shape(s), 2, axis=0)
       {"size_m2.1.n",
-       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        17},
       // 20: tril
       {"tril",
-       "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        18},
       // 21: Sub(size_m1.1.n, size_m2.1.n)
       {"Sub",
-       "rules/attention.yaml:207:36 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:207:36 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 2},
       // 22: Unsqueeze(Sub(size_m1.1.n, size_m2.1.n), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:207:26 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:207:26 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:207:49 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:207:49 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 23: Unsqueeze(size_m1.1.n, axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:207:53 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:207:53 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:207:67 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:207:67 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 24: 2
       {"constant 2",
-       "rules/attention.yaml:207:71 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:207:71 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 25: 1
       {"constant 1",
-       "rules/attention.yaml:207:74 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:207:74 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 26: Slice(tril, Unsqueeze(Sub(size_m1.1.n, size_m2.1.n), axes=[0]), Unsqueeze(size_m1.1.n, axes=[0]), 2, 1)
       {"Slice",
-       "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        19, 5},
       // 27: 0
       {"constant 0",
-       "rules/attention.yaml:208:26 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:208:26 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 28: Unsqueeze(size_m1.1.n, axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:208:29 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:208:29 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:208:43 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:208:43 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 29: 3
       {"constant 3",
-       "rules/attention.yaml:208:47 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:208:47 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 30: 1
       {"constant 1",
-       "rules/attention.yaml:208:50 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:208:50 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 31: Slice(causal_slice.1.rows, 0, Unsqueeze(size_m1.1.n, axes=[0]), 3, 1)
       {"Slice",
-       "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        20, 5},
       // 32: Cast(causal_slice.1.b, to=9)
       {"Cast",
-       "rules/attention.yaml:209:14 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:209:14 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1,
        {{"to",
-         "rules/attention.yaml:209:22 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:209:22 (in causal_slice at rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intLiteral(9)}}}},
       // 33: Softmax(Where(c, s, fill), axis=-1)
-      {"Softmax", "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:921:27)",
+      {"Softmax", "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:117:29 (in merged at rules/attention.yaml:921:27)",
+       {{"axis", "rules/attention.yaml:117:29 (in merged at rules/attention.yaml:922:27)",
          Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 34: MatMul(Softmax(Where(c, s, fill), axis=-1), vh)
-      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:921:27)", 21, 2},
+      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:922:27)", 21, 2},
       // 35: Transpose(merged.1.o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:921:27)",
+      {"Transpose", "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:118:32 (in merged at rules/attention.yaml:921:27)",
+       {{"perm", "rules/attention.yaml:118:32 (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 36: Concat(dim.3.d, dim.4.d, _, axis=0) | _
       {"merge_shape.1.s",
-       "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        22},
       // 37: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
       {"split_shape.2.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        23},
       // 38: Transpose(kr, perm=[0, 2, 3, 1])
       {"Transpose",
-       "rules/attention.yaml:75:12 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:75:12 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"perm",
-         "rules/attention.yaml:75:25 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:75:25 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 3, 1})}}}},
       // 39: Transpose(kr, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:75:56 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:75:56 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"perm",
-         "rules/attention.yaml:75:69 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:75:69 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 40: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
       {"Transpose",
-       "rules/attention.yaml:75:46 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:75:46 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"perm",
-         "rules/attention.yaml:75:89 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:75:89 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 41: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
       {"sdpa_scores.1.kt",
-       "rules/attention.yaml:75:44 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:75:44 (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        24},
       // 42: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
       {"split_shape.3.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        25},
       // 43: Transpose(vr, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        26, 1,
        {{"perm",
-         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 44: MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt)
       {"MatMul",
-       "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2},
       // 45: scores.1.c
       {"scores.1.c",
-       "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        27},
       // 46: Div(MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt), scores.1.c)
       {"Div",
-       "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2},
       // 47: MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt)
       {"MatMul",
-       "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2},
       // 48: Mul(MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt), scores.1.c)
       {"Mul",
-       "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2},
       // 49: scores.1.cq
       {"scores.1.cq",
-       "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        28},
       // 50: Mul(sdpa_scores.1.qh, scores.1.cq)
       {"Mul",
-       "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2},
       // 51: Div(sdpa_scores.1.qh, scores.1.cq)
       {"Div",
-       "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2},
       // 52: Mul(sdpa_scores.1.qh, scores.1.cq) | Div(sdpa_scores.1.qh, scores.1.cq) | sdpa_scores.1.qh
       {"alternatives",
-       "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 53: scores.1.ck
       {"scores.1.ck",
-       "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        29},
       // 54: Mul(sdpa_scores.1.kt, scores.1.ck)
       {"Mul",
-       "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2},
       // 55: Div(sdpa_scores.1.kt, scores.1.ck)
       {"Div",
-       "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2},
       // 56: Mul(sdpa_scores.1.kt, scores.1.ck) | Div(sdpa_scores.1.kt, scores.1.ck) | sdpa_scores.1.kt
       {"alternatives",
-       "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 57: MatMul((Mul(sdpa_scores.1.qh, scores.1.cq) | Div(sdpa_scores.1.qh, scores.1.cq) | sdpa_scores.1.qh), (Mul(sdpa_scores.1.kt, scores.1.ck) | Div(sdpa_scores.1.kt, scores.1.ck) | sdpa_scores.1.kt))
       {"MatMul",
-       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2},
       // 58: com.microsoft.FusedMatMul(sdpa_scores.1.qh, sdpa_scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2,
        {{"transA",
-         "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transB",
-         "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transBatchA",
-         "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transBatchB",
-         "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 59: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 60: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
       {"dim.1.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        30},
       // 61: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 62: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
       {"dim.2.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        31},
       // 63: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 64: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 65: Concat(dim.1.d, dim.2.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 66: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 67: Shape(s)
       {"Shape",
-       "rules/attention.yaml:214:25 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:214:25 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1},
       // 68: -1
       {"constant -1",
-       "rules/attention.yaml:214:35 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:214:35 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
       // 69: _
       {"_",
-       "rules/attention.yaml:214:39 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27)"},
+       "rules/attention.yaml:214:39 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27)"},
       // 70: 0
       {"constant 0",
-       "rules/attention.yaml:214:42 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:214:42 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 71: Slice(Shape(s), -1, _, 0)
       {"Slice",
-       "rules/attention.yaml:214:19 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:214:19 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 4},
       // 72: Shape(s)
       {"Shape",
-       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1},
       // 73: Slice(Shape(s), starts=[-2], ends=[-1], axes=[0])
       {"Slice",
-       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1,
        {{"starts",
-         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
         {"ends",
-         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intsLiteral({-1})}},
         {"axes",
-         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 74: Squeeze(Slice(Shape(s), starts=[-2], ends=[-1], axes=[0]), axes=[0])
       {"Squeeze",
-       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 75: Shape(s)
       {"Shape",
-       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1},
       // 76: -2
       {"constant -2",
-       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-2)},
       // 77: Gather(Shape(s), -2, axis=0)
       {"Gather",
-       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 78: Shape(s)
       {"Shape",
-       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 1},
       // 79: 2
       {"constant 2",
-       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 80: Gather(Shape(s), 2, axis=0)
       {"Gather",
-       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27)",
+         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 81: _
       {"_",
-       "rules/attention.yaml:59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)"},
+       "rules/attention.yaml:59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)"},
       // 82: 0
       {"constant 0",
-       "rules/attention.yaml:59:25 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:59:25 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 83: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
       {"dim.3.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        32},
       // 84: _
       {"_",
-       "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)"},
+       "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)"},
       // 85: 1
       {"constant 1",
-       "rules/attention.yaml:59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 86: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
       {"dim.4.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        33},
       // 87: _
       {"_",
-       "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)"},
+       "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)"},
       // 88: Concat(dim.3.d, dim.4.d, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:59:11 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:59:11 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 3,
        {{"axis",
-         "rules/attention.yaml:59:75 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+         "rules/attention.yaml:59:75 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 89: _
       {"_",
-       "rules/attention.yaml:59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)"},
+       "rules/attention.yaml:59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)"},
       // 90: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 91: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
       {"dim.5.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        34},
       // 92: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 93: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
       {"dim.6.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        35},
       // 94: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 95: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 96: Concat(dim.5.d, dim.6.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 97: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 98: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 99: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
       {"dim.7.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        36},
       // 100: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 101: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
       {"dim.8.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        37},
       // 102: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 103: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 104: Concat(dim.7.d, dim.8.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 105: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)"},
       // 106: Shape(q)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1},
       // 107: Gather(Shape(q), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 108: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 109: Shape(q, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 110: Shape(q)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1},
       // 111: Gather(Shape(q), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 112: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 113: Shape(q, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 114: Shape(_)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 1},
       // 115: Gather(Shape(_), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 116: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 117: Shape(_, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:59:28 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+         "rules/attention.yaml:59:28 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:59:37 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+         "rules/attention.yaml:59:37 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 118: Shape(_)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 1},
       // 119: Gather(Shape(_), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 120: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 121: Shape(_, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:59:55 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+         "rules/attention.yaml:59:55 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:59:64 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27)",
+         "rules/attention.yaml:59:64 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 122: Shape(k)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1},
       // 123: Gather(Shape(k), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 124: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 125: Shape(k, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 126: Shape(k)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1},
       // 127: Gather(Shape(k), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 128: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 129: Shape(k, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 130: Shape(v)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1},
       // 131: Gather(Shape(v), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 132: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 133: Shape(v, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 134: Shape(v)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1},
       // 135: Gather(Shape(v), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 136: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 137: Shape(v, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
     },
     // constraints
-    {{Check::kNative, "rules/attention.yaml:923:15", "vr", gen::kNoSlot, {"vr", "qr"}, {12, 4},
+    {{Check::kNative, "rules/attention.yaml:924:15", "vr", gen::kNoSlot, {"vr", "qr"}, {12, 4},
       "same_heads", gen::nativePredicate("same_heads")},
-     {Check::kNative, "rules/attention.yaml:924:15", "y", gen::kNoSlot, {"y", "vr", "q"},
+     {Check::kNative, "rules/attention.yaml:925:15", "y", gen::kNoSlot, {"y", "vr", "q"},
       {7, 12, 1}, "merges_heads", gen::nativePredicate("merges_heads")},
-     {Check::kNative, "rules/attention.yaml:925:15", "tril", gen::kNoSlot, {"tril"}, {18},
+     {Check::kNative, "rules/attention.yaml:926:15", "tril", gen::kNoSlot, {"tril"}, {18},
       "causal_buffer", gen::nativePredicate("causal_buffer")},
-     {Check::kScalar, "rules/attention.yaml:926:15", "fill", 6, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kScalar, "rules/attention.yaml:927:15", "fill", 6, {}, {}, "", nullptr, gen::kNoSlot,
       {}, true, true, -gen::kInfinity, -1e+04},
      {Check::kShape,
-      "rules/attention.yaml:261:12 (in split_projection at rules/attention.yaml:918:27)", "x", 0,
+      "rules/attention.yaml:261:12 (in split_projection at rules/attention.yaml:919:27)", "x", 0,
       {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "I"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/attention.yaml:261:30 (in split_projection at rules/attention.yaml:918:27)", "x", 0,
+      "rules/attention.yaml:261:30 (in split_projection at rules/attention.yaml:919:27)", "x", 0,
       {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/attention.yaml:262:12 (in split_projection at rules/attention.yaml:918:27)", "w", 8,
+      "rules/attention.yaml:262:12 (in split_projection at rules/attention.yaml:919:27)", "w", 8,
       {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"I", "D3"},
       {{Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
      {Check::kConstant,
-      "rules/attention.yaml:262:28 (in split_projection at rules/attention.yaml:918:27)", "w", 8,
+      "rules/attention.yaml:262:28 (in split_projection at rules/attention.yaml:919:27)", "w", 8,
       {}, {}, "", nullptr, 1},
      {Check::kShape,
-      "rules/attention.yaml:263:12 (in split_projection at rules/attention.yaml:918:27)", "b", 9,
+      "rules/attention.yaml:263:12 (in split_projection at rules/attention.yaml:919:27)", "b", 9,
       {}, {}, "", nullptr, 1, {}, false, false, 0.0, 0.0, {}, {}, {"D3"}, {{Dim::kSymbol, 0, 3}}},
      {Check::kConstant,
-      "rules/attention.yaml:263:25 (in split_projection at rules/attention.yaml:918:27)", "b", 9,
+      "rules/attention.yaml:263:25 (in split_projection at rules/attention.yaml:919:27)", "b", 9,
       {}, {}, "", nullptr, 1},
      {Check::kNative,
-      "rules/attention.yaml:264:12 (in split_projection at rules/attention.yaml:918:27)", "q",
+      "rules/attention.yaml:264:12 (in split_projection at rules/attention.yaml:919:27)", "q",
       gen::kNoSlot, {"q", "split_projection.1.qkv"}, {1, 10}, "splits_qkv",
       gen::nativePredicate("splits_qkv"), 1},
-     {Check::kNative, "rules/attention.yaml:131:13 (in sdpa_scores at rules/attention.yaml:919:27)",
+     {Check::kNative, "rules/attention.yaml:131:13 (in sdpa_scores at rules/attention.yaml:920:27)",
       "qr", gen::kNoSlot, {"qr"}, {4}, "splits_heads", gen::nativePredicate("splits_heads"), 4},
-     {Check::kNative, "rules/attention.yaml:132:13 (in sdpa_scores at rules/attention.yaml:919:27)",
+     {Check::kNative, "rules/attention.yaml:132:13 (in sdpa_scores at rules/attention.yaml:920:27)",
       "kr", gen::kNoSlot, {"kr", "qr"}, {11, 4}, "same_heads", gen::nativePredicate("same_heads"),
       4},
      {Check::kScalar,
-      "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+      "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
       "scores.1.c", 27, {}, {}, "", nullptr, 13},
      {Check::kScalar,
-      "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+      "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
       "scores.1.cq", 28, {}, {}, "", nullptr, 13},
      {Check::kScalar,
-      "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+      "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
       "scores.1.ck", 29, {}, {}, "", nullptr, 13},
      {Check::kNative,
-      "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+      "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
       "sdpa_scores.1.qh", gen::kNoSlot, {"sdpa_scores.1.qh"}, {15}, "unscaled",
       gen::nativePredicate("unscaled"), 13},
      {Check::kNative,
-      "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27)",
+      "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27)",
       "sdpa_scores.1.kt", gen::kNoSlot, {"sdpa_scores.1.kt"}, {24}, "unscaled",
       gen::nativePredicate("unscaled"), 13}},
     // rewrite variants
@@ -49370,7 +49378,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   // matchShape134.
 
   /// q = Split(split_projection.1.qkv, axis=2)  (rules/attention.yaml:259:17 (in split_projection
-  /// at rules/attention.yaml:918:27))
+  /// at rules/attention.yaml:919:27))
   bool matchQ(ValueId v, gen::Next k) {
     if (seen(kQ)) return same(kQ, v) && k();
     if (!bind(kQ, v)) return false;
@@ -49380,7 +49388,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// qr = Reshape(q, split_shape.1.s)  (rules/attention.yaml:65:11 (in heads at
-  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchQr(ValueId v, gen::Next k) {
     if (seen(kQr)) return same(kQr, v) && k();
     if (!bind(kQr, v)) return false;
@@ -49391,7 +49399,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// c = Cast(causal_slice.1.b, to=9) | causal_slice.1.b  (rules/attention.yaml:209:28 (in
   /// causal_slice at rules/attention.yaml:231:17) (in scores_causal at
-  /// rules/attention.yaml:920:27))
+  /// rules/attention.yaml:921:27))
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     if (!bind(kC, v)) return false;
@@ -49403,7 +49411,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
     return false;
   }
 
-  /// Where(c, s, fill)  (rules/attention.yaml:921:34)
+  /// Where(c, s, fill)  (rules/attention.yaml:922:34)
   bool matchWhere(ValueId v, gen::Next k) {
     if (seen(kWhere)) return same(kWhere, v) && k();
     if (!bind(kWhere, v)) return false;
@@ -49417,7 +49425,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
-  /// (rules/attention.yaml:118:11 (in merged at rules/attention.yaml:921:27))
+  /// (rules/attention.yaml:118:11 (in merged at rules/attention.yaml:922:27))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -49427,7 +49435,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// MatMul(x, w)  (rules/attention.yaml:258:21 (in split_projection at
-  /// rules/attention.yaml:918:27))
+  /// rules/attention.yaml:919:27))
   bool matchMatMul8(ValueId v, gen::Next k) {
     if (seen(kMatMul8)) return same(kMatMul8, v) && k();
     if (!bind(kMatMul8, v)) return false;
@@ -49437,7 +49445,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// split_projection.1.qkv = Add(MatMul(x, w), b)  (rules/attention.yaml:258:17 (in
-  /// split_projection at rules/attention.yaml:918:27))
+  /// split_projection at rules/attention.yaml:919:27))
   bool matchSplitProjection1Qkv(ValueId v, gen::Next k) {
     if (seen(kSplitProjection1Qkv)) return same(kSplitProjection1Qkv, v) && k();
     if (!bind(kSplitProjection1Qkv, v)) return false;
@@ -49452,7 +49460,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// kr = Reshape(k, split_shape.2.s)  (rules/attention.yaml:74:12 (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
@@ -49462,7 +49470,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// vr = Reshape(v, split_shape.3.s)  (rules/attention.yaml:65:11 (in heads at
-  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
@@ -49475,7 +49483,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   /// sdpa_scores.1.kt), scores.1.c) | MatMul((Mul(...) | Div(...) | sdpa_scores.1.qh), (Mul(...) |
   /// Div(...) | sdpa_scores.1.kt)) | com.microsoft.FusedMatMul(sdpa_scores.1.qh, sdpa_scores.1.kt,
   /// transA=0, transB=0, transBatchA=0, transBatchB=0)  (rules/attention.yaml:83:34 (in scores at
-  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -49493,7 +49501,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// split_shape.1.s = Concat(dim.1.d, dim.2.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
   /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in
-  /// sdpa_scores at rules/attention.yaml:919:27))
+  /// sdpa_scores at rules/attention.yaml:920:27))
   bool matchSplitShape1S(ValueId v, gen::Next k) {
     if (seen(kSplitShape1S)) return same(kSplitShape1S, v) && k();
     if (!bind(kSplitShape1S, v)) return false;
@@ -49506,7 +49514,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// sdpa_scores.1.qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:66:11 (in heads at
-  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchSdpaScores1Qh(ValueId v, gen::Next k) {
     if (seen(kSdpaScores1Qh)) return same(kSdpaScores1Qh, v) && k();
     if (!bind(kSdpaScores1Qh, v)) return false;
@@ -49516,7 +49524,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// size_m1.1.n = Squeeze(Slice(Shape(s), -1, _, 0), axes=[0])  (rules/attention.yaml:214:11 (in
-  /// size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27))
+  /// size_m1 at rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27))
   bool matchSizeM11N(ValueId v, gen::Next k) {
     if (seen(kSizeM11N)) return same(kSizeM11N, v) && k();
     if (!bind(kSizeM11N, v)) return false;
@@ -49527,7 +49535,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// size_m2.1.n = Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) |
   /// Gather(Shape(s), -2, axis=0) | Gather(Shape(s), 2, axis=0)  (rules/attention.yaml:222:51 (in
-  /// size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27))
+  /// size_m2 at rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27))
   bool matchSizeM21N(ValueId v, gen::Next k) {
     if (seen(kSizeM21N)) return same(kSizeM21N, v) && k();
     if (!bind(kSizeM21N, v)) return false;
@@ -49542,7 +49550,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Sub(size_m1.1.n, size_m2.1.n)  (rules/attention.yaml:207:36 (in causal_slice at
-  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27))
   bool matchSub(ValueId v, gen::Next k) {
     if (seen(kSub)) return same(kSub, v) && k();
     if (!bind(kSub, v)) return false;
@@ -49553,7 +49561,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Unsqueeze(Sub(size_m1.1.n, size_m2.1.n), axes=[0])  (rules/attention.yaml:207:26 (in
   /// causal_slice at rules/attention.yaml:231:17) (in scores_causal at
-  /// rules/attention.yaml:920:27))
+  /// rules/attention.yaml:921:27))
   bool matchUnsqueeze22(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze22)) return same(kUnsqueeze22, v) && k();
     if (!bind(kUnsqueeze22, v)) return false;
@@ -49563,7 +49571,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Unsqueeze(size_m1.1.n, axes=[0])  (rules/attention.yaml:207:53 (in causal_slice at
-  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27))
   bool matchUnsqueeze23(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze23)) return same(kUnsqueeze23, v) && k();
     if (!bind(kUnsqueeze23, v)) return false;
@@ -49574,7 +49582,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// causal_slice.1.rows = Slice(tril, Unsqueeze(Sub(size_m1.1.n, size_m2.1.n), axes=[0]),
   /// Unsqueeze(size_m1.1.n, axes=[0]), 2, 1)  (rules/attention.yaml:207:14 (in causal_slice at
-  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27))
   bool matchCausalSlice1Rows(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1Rows)) return same(kCausalSlice1Rows, v) && k();
     if (!bind(kCausalSlice1Rows, v)) return false;
@@ -49592,7 +49600,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Unsqueeze(size_m1.1.n, axes=[0])  (rules/attention.yaml:208:29 (in causal_slice at
-  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27))
   bool matchUnsqueeze28(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze28)) return same(kUnsqueeze28, v) && k();
     if (!bind(kUnsqueeze28, v)) return false;
@@ -49603,7 +49611,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// causal_slice.1.b = Slice(causal_slice.1.rows, 0, Unsqueeze(size_m1.1.n, axes=[0]), 3, 1) 
   /// (rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:231:17) (in
-  /// scores_causal at rules/attention.yaml:920:27))
+  /// scores_causal at rules/attention.yaml:921:27))
   bool matchCausalSlice1B(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1B)) return same(kCausalSlice1B, v) && k();
     if (!bind(kCausalSlice1B, v)) return false;
@@ -49621,7 +49629,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Cast(causal_slice.1.b, to=9)  (rules/attention.yaml:209:14 (in causal_slice at
-  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:17) (in scores_causal at rules/attention.yaml:921:27))
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -49631,7 +49639,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Softmax(Where(c, s, fill), axis=-1)  (rules/attention.yaml:117:18 (in merged at
-  /// rules/attention.yaml:921:27))
+  /// rules/attention.yaml:922:27))
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -49641,7 +49649,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// merged.1.o = MatMul(Softmax(Where(c, s, fill), axis=-1), vh)  (rules/attention.yaml:117:11 (in
-  /// merged at rules/attention.yaml:921:27))
+  /// merged at rules/attention.yaml:922:27))
   bool matchMerged1O(ValueId v, gen::Next k) {
     if (seen(kMerged1O)) return same(kMerged1O, v) && k();
     if (!bind(kMerged1O, v)) return false;
@@ -49651,7 +49659,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Transpose(merged.1.o, perm=[0, 2, 1, 3])  (rules/attention.yaml:118:19 (in merged at
-  /// rules/attention.yaml:921:27))
+  /// rules/attention.yaml:922:27))
   bool matchTranspose35(ValueId v, gen::Next k) {
     if (seen(kTranspose35)) return same(kTranspose35, v) && k();
     if (!bind(kTranspose35, v)) return false;
@@ -49661,7 +49669,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// merge_shape.1.s = Concat(dim.3.d, dim.4.d, _, axis=0) | _  (rules/attention.yaml:59:83 (in
-  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27))
+  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27))
   bool matchMergeShape1S(ValueId v, gen::Next k) {
     if (seen(kMergeShape1S)) return same(kMergeShape1S, v) && k();
     if (!bind(kMergeShape1S, v)) return false;
@@ -49675,7 +49683,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// split_shape.2.s = Concat(dim.5.d, dim.6.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
   /// split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in
-  /// sdpa_scores at rules/attention.yaml:919:27))
+  /// sdpa_scores at rules/attention.yaml:920:27))
   bool matchSplitShape2S(ValueId v, gen::Next k) {
     if (seen(kSplitShape2S)) return same(kSplitShape2S, v) && k();
     if (!bind(kSplitShape2S, v)) return false;
@@ -49688,7 +49696,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Transpose(kr, perm=[0, 2, 3, 1])  (rules/attention.yaml:75:12 (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchTranspose38(ValueId v, gen::Next k) {
     if (seen(kTranspose38)) return same(kTranspose38, v) && k();
     if (!bind(kTranspose38, v)) return false;
@@ -49698,7 +49706,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:75:56 (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchTranspose39(ValueId v, gen::Next k) {
     if (seen(kTranspose39)) return same(kTranspose39, v) && k();
     if (!bind(kTranspose39, v)) return false;
@@ -49708,7 +49716,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])  (rules/attention.yaml:75:46
-  /// (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchTranspose40(ValueId v, gen::Next k) {
     if (seen(kTranspose40)) return same(kTranspose40, v) && k();
     if (!bind(kTranspose40, v)) return false;
@@ -49719,7 +49727,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// sdpa_scores.1.kt = Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1,
   /// 3]), perm=[0, 1, 3, 2])  (rules/attention.yaml:75:44 (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchSdpaScores1Kt(ValueId v, gen::Next k) {
     if (seen(kSdpaScores1Kt)) return same(kSdpaScores1Kt, v) && k();
     if (!bind(kSdpaScores1Kt, v)) return false;
@@ -49733,7 +49741,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// split_shape.3.s = Concat(dim.7.d, dim.8.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
   /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in
-  /// sdpa_scores at rules/attention.yaml:919:27))
+  /// sdpa_scores at rules/attention.yaml:920:27))
   bool matchSplitShape3S(ValueId v, gen::Next k) {
     if (seen(kSplitShape3S)) return same(kSplitShape3S, v) && k();
     if (!bind(kSplitShape3S, v)) return false;
@@ -49746,7 +49754,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:66:11 (in heads at
-  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(kVh)) return same(kVh, v) && k();
     if (!bind(kVh, v)) return false;
@@ -49756,7 +49764,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt)  (rules/attention.yaml:83:16 (in scores at
-  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchMatMul44(ValueId v, gen::Next k) {
     if (seen(kMatMul44)) return same(kMatMul44, v) && k();
     if (!bind(kMatMul44, v)) return false;
@@ -49766,7 +49774,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Div(MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt), scores.1.c)  (rules/attention.yaml:83:12 (in
-  /// scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchDiv46(ValueId v, gen::Next k) {
     if (seen(kDiv46)) return same(kDiv46, v) && k();
     if (!bind(kDiv46, v)) return false;
@@ -49776,7 +49784,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt)  (rules/attention.yaml:83:40 (in scores at
-  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchMatMul47(ValueId v, gen::Next k) {
     if (seen(kMatMul47)) return same(kMatMul47, v) && k();
     if (!bind(kMatMul47, v)) return false;
@@ -49786,7 +49794,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Mul(MatMul(sdpa_scores.1.qh, sdpa_scores.1.kt), scores.1.c)  (rules/attention.yaml:83:36 (in
-  /// scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// scores at rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchMul48(ValueId v, gen::Next k) {
     if (seen(kMul48)) return same(kMul48, v) && k();
     if (!bind(kMul48, v)) return false;
@@ -49801,7 +49809,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Mul(sdpa_scores.1.qh, scores.1.cq)  (rules/attention.yaml:84:21 (in scores at
-  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchMul50(ValueId v, gen::Next k) {
     if (seen(kMul50)) return same(kMul50, v) && k();
     if (!bind(kMul50, v)) return false;
@@ -49816,7 +49824,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Div(sdpa_scores.1.qh, scores.1.cq)  (rules/attention.yaml:84:34 (in scores at
-  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchDiv51(ValueId v, gen::Next k) {
     if (seen(kDiv51)) return same(kDiv51, v) && k();
     if (!bind(kDiv51, v)) return false;
@@ -49827,7 +49835,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Mul(sdpa_scores.1.qh, scores.1.cq) | Div(sdpa_scores.1.qh, scores.1.cq) | sdpa_scores.1.qh 
   /// (rules/attention.yaml:84:32 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchAnyOf52(ValueId v, gen::Next k) {
     if (seen(kAnyOf52)) return same(kAnyOf52, v) && k();
     if (!bind(kAnyOf52, v)) return false;
@@ -49842,7 +49850,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Mul(sdpa_scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:50 (in scores at
-  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchMul54(ValueId v, gen::Next k) {
     if (seen(kMul54)) return same(kMul54, v) && k();
     if (!bind(kMul54, v)) return false;
@@ -49857,7 +49865,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Div(sdpa_scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:64 (in scores at
-  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchDiv55(ValueId v, gen::Next k) {
     if (seen(kDiv55)) return same(kDiv55, v) && k();
     if (!bind(kDiv55, v)) return false;
@@ -49868,7 +49876,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Mul(sdpa_scores.1.kt, scores.1.ck) | Div(sdpa_scores.1.kt, scores.1.ck) | sdpa_scores.1.kt 
   /// (rules/attention.yaml:84:62 (in scores at rules/attention.yaml:129:11) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchAnyOf56(ValueId v, gen::Next k) {
     if (seen(kAnyOf56)) return same(kAnyOf56, v) && k();
     if (!bind(kAnyOf56, v)) return false;
@@ -49885,7 +49893,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   /// MatMul((Mul(sdpa_scores.1.qh, scores.1.cq) | Div(sdpa_scores.1.qh, scores.1.cq) |
   /// sdpa_scores.1.qh), (Mul(sdpa_scores.1.kt, scores.1.ck) | Div(sdpa_scores.1.kt, scores.1.ck) |
   /// sdpa_scores.1.kt))  (rules/attention.yaml:84:14 (in scores at rules/attention.yaml:129:11) (in
-  /// sdpa_scores at rules/attention.yaml:919:27))
+  /// sdpa_scores at rules/attention.yaml:920:27))
   bool matchMatMul57(ValueId v, gen::Next k) {
     if (seen(kMatMul57)) return same(kMatMul57, v) && k();
     if (!bind(kMatMul57, v)) return false;
@@ -49896,7 +49904,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// com.microsoft.FusedMatMul(sdpa_scores.1.qh, sdpa_scores.1.kt, transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:85:14 (in scores at
-  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:129:11) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -49908,7 +49916,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchDim1D(ValueId v, gen::Next k) {
     if (seen(kDim1D)) return same(kDim1D, v) && k();
     if (!bind(kDim1D, v)) return false;
@@ -49923,7 +49931,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchDim2D(ValueId v, gen::Next k) {
     if (seen(kDim2D)) return same(kDim2D, v) && k();
     if (!bind(kDim2D, v)) return false;
@@ -49936,7 +49944,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// _  (rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchAny64(ValueId v, gen::Next k) {
     if (seen(kAny64)) return same(kAny64, v) && k();
     return bind(kAny64, v) && k();
@@ -49944,7 +49952,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Concat(dim.1.d, dim.2.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchConcat65(ValueId v, gen::Next k) {
     if (seen(kConcat65)) return same(kConcat65, v) && k();
     if (!bind(kConcat65, v)) return false;
@@ -49960,7 +49968,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Shape(s)  (rules/attention.yaml:214:25 (in size_m1 at rules/attention.yaml:231:30) (in
-  /// scores_causal at rules/attention.yaml:920:27))
+  /// scores_causal at rules/attention.yaml:921:27))
   bool matchShape67(ValueId v, gen::Next k) {
     if (seen(kShape67)) return same(kShape67, v) && k();
     if (!bind(kShape67, v)) return false;
@@ -49970,14 +49978,14 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// _  (rules/attention.yaml:214:39 (in size_m1 at rules/attention.yaml:231:30) (in scores_causal
-  /// at rules/attention.yaml:920:27))
+  /// at rules/attention.yaml:921:27))
   bool matchAny69(ValueId v, gen::Next k) {
     if (seen(kAny69)) return same(kAny69, v) && k();
     return bind(kAny69, v) && k();
   }
 
   /// Slice(Shape(s), -1, _, 0)  (rules/attention.yaml:214:19 (in size_m1 at
-  /// rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:30) (in scores_causal at rules/attention.yaml:921:27))
   bool matchSlice71(ValueId v, gen::Next k) {
     if (seen(kSlice71)) return same(kSlice71, v) && k();
     if (!bind(kSlice71, v)) return false;
@@ -49993,7 +50001,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Shape(s)  (rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:231:42) (in
-  /// scores_causal at rules/attention.yaml:920:27))
+  /// scores_causal at rules/attention.yaml:921:27))
   bool matchShape72(ValueId v, gen::Next k) {
     if (seen(kShape72)) return same(kShape72, v) && k();
     if (!bind(kShape72, v)) return false;
@@ -50003,7 +50011,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Slice(Shape(s), starts=[-2], ends=[-1], axes=[0])  (rules/attention.yaml:222:20 (in size_m2 at
-  /// rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27))
   bool matchSlice73(ValueId v, gen::Next k) {
     if (seen(kSlice73)) return same(kSlice73, v) && k();
     if (!bind(kSlice73, v)) return false;
@@ -50014,7 +50022,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Squeeze(Slice(Shape(s), starts=[-2], ends=[-1], axes=[0]), axes=[0]) 
   /// (rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:231:42) (in scores_causal at
-  /// rules/attention.yaml:920:27))
+  /// rules/attention.yaml:921:27))
   bool matchSqueeze(ValueId v, gen::Next k) {
     if (seen(kSqueeze)) return same(kSqueeze, v) && k();
     if (!bind(kSqueeze, v)) return false;
@@ -50024,7 +50032,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Shape(s)  (rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:231:42) (in
-  /// scores_causal at rules/attention.yaml:920:27))
+  /// scores_causal at rules/attention.yaml:921:27))
   bool matchShape75(ValueId v, gen::Next k) {
     if (seen(kShape75)) return same(kShape75, v) && k();
     if (!bind(kShape75, v)) return false;
@@ -50034,7 +50042,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Gather(Shape(s), -2, axis=0)  (rules/attention.yaml:222:53 (in size_m2 at
-  /// rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27))
   bool matchGather77(ValueId v, gen::Next k) {
     if (seen(kGather77)) return same(kGather77, v) && k();
     if (!bind(kGather77, v)) return false;
@@ -50044,7 +50052,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Shape(s)  (rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:231:42) (in
-  /// scores_causal at rules/attention.yaml:920:27))
+  /// scores_causal at rules/attention.yaml:921:27))
   bool matchShape78(ValueId v, gen::Next k) {
     if (seen(kShape78)) return same(kShape78, v) && k();
     if (!bind(kShape78, v)) return false;
@@ -50054,7 +50062,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Gather(Shape(s), 2, axis=0)  (rules/attention.yaml:223:14 (in size_m2 at
-  /// rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:920:27))
+  /// rules/attention.yaml:231:42) (in scores_causal at rules/attention.yaml:921:27))
   bool matchGather80(ValueId v, gen::Next k) {
     if (seen(kGather80)) return same(kGather80, v) && k();
     if (!bind(kGather80, v)) return false;
@@ -50065,7 +50073,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at
-  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27))
+  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27))
   bool matchDim3D(ValueId v, gen::Next k) {
     if (seen(kDim3D)) return same(kDim3D, v) && k();
     if (!bind(kDim3D, v)) return false;
@@ -50079,7 +50087,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at
-  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27))
+  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27))
   bool matchDim4D(ValueId v, gen::Next k) {
     if (seen(kDim4D)) return same(kDim4D, v) && k();
     if (!bind(kDim4D, v)) return false;
@@ -50092,14 +50100,14 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// _  (rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:921:27))
+  /// rules/attention.yaml:922:27))
   bool matchAny87(ValueId v, gen::Next k) {
     if (seen(kAny87)) return same(kAny87, v) && k();
     return bind(kAny87, v) && k();
   }
 
   /// Concat(dim.3.d, dim.4.d, _, axis=0)  (rules/attention.yaml:59:11 (in merge_shape at
-  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27))
+  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27))
   bool matchConcat88(ValueId v, gen::Next k) {
     if (seen(kConcat88)) return same(kConcat88, v) && k();
     if (!bind(kConcat88, v)) return false;
@@ -50115,7 +50123,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   /// dim.5.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchDim5D(ValueId v, gen::Next k) {
     if (seen(kDim5D)) return same(kDim5D, v) && k();
     if (!bind(kDim5D, v)) return false;
@@ -50130,7 +50138,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   /// dim.6.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchDim6D(ValueId v, gen::Next k) {
     if (seen(kDim6D)) return same(kDim6D, v) && k();
     if (!bind(kDim6D, v)) return false;
@@ -50144,7 +50152,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Concat(dim.5.d, dim.6.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
   /// rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchConcat96(ValueId v, gen::Next k) {
     if (seen(kConcat96)) return same(kConcat96, v) && k();
     if (!bind(kConcat96, v)) return false;
@@ -50162,7 +50170,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   /// dim.7.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchDim7D(ValueId v, gen::Next k) {
     if (seen(kDim7D)) return same(kDim7D, v) && k();
     if (!bind(kDim7D, v)) return false;
@@ -50175,7 +50183,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// 1  (rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchConstant100(ValueId v, gen::Next k) {
     if (seen(kConstant100)) return same(kConstant100, v) && k();
     return bind(kConstant100, v) && constant(kConstant100, v) && k();
@@ -50184,7 +50192,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   /// dim.8.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchDim8D(ValueId v, gen::Next k) {
     if (seen(kDim8D)) return same(kDim8D, v) && k();
     if (!bind(kDim8D, v)) return false;
@@ -50198,7 +50206,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Concat(dim.7.d, dim.8.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchConcat104(ValueId v, gen::Next k) {
     if (seen(kConcat104)) return same(kConcat104, v) && k();
     if (!bind(kConcat104, v)) return false;
@@ -50215,7 +50223,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(q)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchShape106(ValueId v, gen::Next k) {
     if (seen(kShape106)) return same(kShape106, v) && k();
     if (!bind(kShape106, v)) return false;
@@ -50226,7 +50234,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchGather107(ValueId v, gen::Next k) {
     if (seen(kGather107)) return same(kGather107, v) && k();
     if (!bind(kGather107, v)) return false;
@@ -50237,7 +50245,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchUnsqueeze108(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze108)) return same(kUnsqueeze108, v) && k();
     if (!bind(kUnsqueeze108, v)) return false;
@@ -50248,7 +50256,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(q, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in
-  /// sdpa_scores at rules/attention.yaml:919:27))
+  /// sdpa_scores at rules/attention.yaml:920:27))
   bool matchShape109(ValueId v, gen::Next k) {
     if (seen(kShape109)) return same(kShape109, v) && k();
     if (!bind(kShape109, v)) return false;
@@ -50259,7 +50267,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(q)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in sdpa_scores at
-  /// rules/attention.yaml:919:27))
+  /// rules/attention.yaml:920:27))
   bool matchShape110(ValueId v, gen::Next k) {
     if (seen(kShape110)) return same(kShape110, v) && k();
     if (!bind(kShape110, v)) return false;
@@ -50270,7 +50278,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchGather111(ValueId v, gen::Next k) {
     if (seen(kGather111)) return same(kGather111, v) && k();
     if (!bind(kGather111, v)) return false;
@@ -50281,7 +50289,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:126:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchUnsqueeze112(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze112)) return same(kUnsqueeze112, v) && k();
     if (!bind(kUnsqueeze112, v)) return false;
@@ -50292,7 +50300,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(q, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:126:16) (in
-  /// sdpa_scores at rules/attention.yaml:919:27))
+  /// sdpa_scores at rules/attention.yaml:920:27))
   bool matchShape113(ValueId v, gen::Next k) {
     if (seen(kShape113)) return same(kShape113, v) && k();
     if (!bind(kShape113, v)) return false;
@@ -50302,7 +50310,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Shape(_)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape
-  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27))
+  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27))
   bool matchShape114(ValueId v, gen::Next k) {
     if (seen(kShape114)) return same(kShape114, v) && k();
     if (!bind(kShape114, v)) return false;
@@ -50313,7 +50321,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:921:27))
+  /// rules/attention.yaml:922:27))
   bool matchGather115(ValueId v, gen::Next k) {
     if (seen(kGather115)) return same(kGather115, v) && k();
     if (!bind(kGather115, v)) return false;
@@ -50324,7 +50332,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:921:27))
+  /// rules/attention.yaml:922:27))
   bool matchUnsqueeze116(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze116)) return same(kUnsqueeze116, v) && k();
     if (!bind(kUnsqueeze116, v)) return false;
@@ -50334,7 +50342,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Shape(_, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18)
-  /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27))
+  /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27))
   bool matchShape117(ValueId v, gen::Next k) {
     if (seen(kShape117)) return same(kShape117, v) && k();
     if (!bind(kShape117, v)) return false;
@@ -50344,7 +50352,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Shape(_)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape
-  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27))
+  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27))
   bool matchShape118(ValueId v, gen::Next k) {
     if (seen(kShape118)) return same(kShape118, v) && k();
     if (!bind(kShape118, v)) return false;
@@ -50355,7 +50363,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:921:27))
+  /// rules/attention.yaml:922:27))
   bool matchGather119(ValueId v, gen::Next k) {
     if (seen(kGather119)) return same(kGather119, v) && k();
     if (!bind(kGather119, v)) return false;
@@ -50366,7 +50374,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:921:27))
+  /// rules/attention.yaml:922:27))
   bool matchUnsqueeze120(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze120)) return same(kUnsqueeze120, v) && k();
     if (!bind(kUnsqueeze120, v)) return false;
@@ -50376,7 +50384,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
   }
 
   /// Shape(_, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45)
-  /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:921:27))
+  /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:922:27))
   bool matchShape121(ValueId v, gen::Next k) {
     if (seen(kShape121)) return same(kShape121, v) && k();
     if (!bind(kShape121, v)) return false;
@@ -50387,7 +50395,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(k)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape
   /// at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores
-  /// at rules/attention.yaml:919:27))
+  /// at rules/attention.yaml:920:27))
   bool matchShape122(ValueId v, gen::Next k) {
     if (seen(kShape122)) return same(kShape122, v) && k();
     if (!bind(kShape122, v)) return false;
@@ -50398,7 +50406,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchGather123(ValueId v, gen::Next k) {
     if (seen(kGather123)) return same(kGather123, v) && k();
     if (!bind(kGather123, v)) return false;
@@ -50409,7 +50417,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:74:23) (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchUnsqueeze124(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze124)) return same(kUnsqueeze124, v) && k();
     if (!bind(kUnsqueeze124, v)) return false;
@@ -50420,7 +50428,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(k, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18)
   /// (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16)
-  /// (in sdpa_scores at rules/attention.yaml:919:27))
+  /// (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchShape125(ValueId v, gen::Next k) {
     if (seen(kShape125)) return same(kShape125, v) && k();
     if (!bind(kShape125, v)) return false;
@@ -50431,7 +50439,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(k)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape
   /// at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16) (in sdpa_scores
-  /// at rules/attention.yaml:919:27))
+  /// at rules/attention.yaml:920:27))
   bool matchShape126(ValueId v, gen::Next k) {
     if (seen(kShape126)) return same(kShape126, v) && k();
     if (!bind(kShape126, v)) return false;
@@ -50442,7 +50450,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchGather127(ValueId v, gen::Next k) {
     if (seen(kGather127)) return same(kGather127, v) && k();
     if (!bind(kGather127, v)) return false;
@@ -50453,7 +50461,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:74:23) (in key_heads at
-  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:127:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchUnsqueeze128(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze128)) return same(kUnsqueeze128, v) && k();
     if (!bind(kUnsqueeze128, v)) return false;
@@ -50464,7 +50472,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(k, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45)
   /// (in split_shape at rules/attention.yaml:74:23) (in key_heads at rules/attention.yaml:127:16)
-  /// (in sdpa_scores at rules/attention.yaml:919:27))
+  /// (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchShape129(ValueId v, gen::Next k) {
     if (seen(kShape129)) return same(kShape129, v) && k();
     if (!bind(kShape129, v)) return false;
@@ -50475,7 +50483,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchGather131(ValueId v, gen::Next k) {
     if (seen(kGather131)) return same(kGather131, v) && k();
     if (!bind(kGather131, v)) return false;
@@ -50486,7 +50494,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchUnsqueeze132(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze132)) return same(kUnsqueeze132, v) && k();
     if (!bind(kUnsqueeze132, v)) return false;
@@ -50497,7 +50505,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(v, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in
-  /// sdpa_scores at rules/attention.yaml:919:27))
+  /// sdpa_scores at rules/attention.yaml:920:27))
   bool matchShape133(ValueId v, gen::Next k) {
     if (seen(kShape133)) return same(kShape133, v) && k();
     if (!bind(kShape133, v)) return false;
@@ -50508,7 +50516,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchGather135(ValueId v, gen::Next k) {
     if (seen(kGather135)) return same(kGather135, v) && k();
     if (!bind(kGather135, v)) return false;
@@ -50519,7 +50527,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:919:27))
+  /// rules/attention.yaml:128:16) (in sdpa_scores at rules/attention.yaml:920:27))
   bool matchUnsqueeze136(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze136)) return same(kUnsqueeze136, v) && k();
     if (!bind(kUnsqueeze136, v)) return false;
@@ -50530,7 +50538,7 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   /// Shape(v, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:128:16) (in
-  /// sdpa_scores at rules/attention.yaml:919:27))
+  /// sdpa_scores at rules/attention.yaml:920:27))
   bool matchShape137(ValueId v, gen::Next k) {
     if (seen(kShape137)) return same(kShape137, v) && k();
     if (!bind(kShape137, v)) return false;
@@ -50541,21 +50549,21 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
 
   // ---- Rewrite
 
-  /// Variant 0, rules/attention.yaml:927:5:
+  /// Variant 0, rules/attention.yaml:928:5:
   ///   y = com.microsoft.Attention(x, w, b, num_heads=helper(attention_num_heads), scale=helper(attention_scale), unidirectional=1, mask_filter_value=value(fill))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:928:35", "x")) return false;
-    if (!requireBound(kSlotW, "rules/attention.yaml:928:38", "w")) return false;
-    if (!requireBound(kSlotB, "rules/attention.yaml:928:41", "b")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:929:35", "x")) return false;
+    if (!requireBound(kSlotW, "rules/attention.yaml:929:38", "w")) return false;
+    if (!requireBound(kSlotB, "rules/attention.yaml:929:41", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:928:44",
-        "rules/attention.yaml:928:44");
+        "rules/attention.yaml:929:44",
+        "rules/attention.yaml:929:44");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 = attrHelper(
@@ -50563,8 +50571,8 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:929:35",
-        "rules/attention.yaml:929:35");
+        "rules/attention.yaml:930:35",
+        "rules/attention.yaml:930:35");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     attrs3.push_back(gen::intAttribute("unidirectional", 1));
@@ -50572,8 +50580,8 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
         kSlotFill,
         "mask_filter_value",
         "fill",
-        "rules/attention.yaml:930:35",
-        "rules/attention.yaml:930:35");
+        "rules/attention.yaml:931:35",
+        "rules/attention.yaml:931:35");
     if (!a3_3) return false;
     attrs3.push_back(std::move(*a3_3));
     collectMatched();
@@ -50581,8 +50589,8 @@ class AttentionUnidirectionalMatch : public AttentionSharedMatch<AttentionUnidir
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:927:5",
-        "rules/attention.yaml:928:11")) return false;
+        "rules/attention.yaml:928:5",
+        "rules/attention.yaml:929:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -50609,7 +50617,7 @@ class AttentionUnidirectionalRule : public RewritePattern {
             root,
             89,
             {"ort"},
-            "rules/attention.yaml:913:5",
+            "rules/attention.yaml:914:5",
             {op::kComMicrosoftAttention}}),
         root_output_(root_output) {}
 
@@ -50631,7 +50639,7 @@ class AttentionUnidirectionalRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:938
+// Generated from: rules/attention.yaml:939
 // multi_head_attention_einsum (priority 85): Attention as tf2onnx writes Keras's MultiHeadAttention, with Einsum projections and scores.
 //===----------------------------------------------------------------------===//
 
@@ -50639,7 +50647,7 @@ class AttentionUnidirectionalRule : public RewritePattern {
 const gen::RuleSpec& specMultiHeadAttentionEinsum() {
   static const gen::RuleSpec spec = {
     "multi_head_attention_einsum",
-    "rules/attention.yaml:938:5",
+    "rules/attention.yaml:939:5",
     20,  // root expr
     // slots
     {"xq", "wq", "bq", "qp", "wk", "bk", "kp", "wv", "bv", "vp", "c", "s", "m", "y", "causal",
@@ -50649,154 +50657,154 @@ const gen::RuleSpec& specMultiHeadAttentionEinsum() {
     // exprs
     {
       // 0: xq
-      {"xq", "rules/attention.yaml:943:23", 0},
+      {"xq", "rules/attention.yaml:944:23", 0},
       // 1: wq
-      {"wq", "rules/attention.yaml:943:27", 1},
+      {"wq", "rules/attention.yaml:944:27", 1},
       // 2: Einsum(xq, wq, equation='abc,cde->abde')
-      {"Einsum", "rules/attention.yaml:943:16", gen::kNoSlot, 2,
-       {{"equation", "rules/attention.yaml:943:31", Attr::kEquals,
+      {"Einsum", "rules/attention.yaml:944:16", gen::kNoSlot, 2,
+       {{"equation", "rules/attention.yaml:944:31", Attr::kEquals,
          {gen::stringLiteral("abc,cde->abde")}}}},
       // 3: bq
-      {"bq", "rules/attention.yaml:943:58", 2},
+      {"bq", "rules/attention.yaml:944:58", 2},
       // 4: Add(Einsum(xq, wq, equation='abc,cde->abde'), bq)
-      {"Add", "rules/attention.yaml:943:12", 3, 2},
+      {"Add", "rules/attention.yaml:944:12", 3, 2},
       // 5: _
-      {"_", "rules/attention.yaml:944:23"},
-      // 6: wk
-      {"wk", "rules/attention.yaml:944:26", 4},
-      // 7: Einsum(_, wk, equation='abc,cde->abde')
-      {"Einsum", "rules/attention.yaml:944:16", gen::kNoSlot, 2,
-       {{"equation", "rules/attention.yaml:944:30", Attr::kEquals,
-         {gen::stringLiteral("abc,cde->abde")}}}},
-      // 8: bk
-      {"bk", "rules/attention.yaml:944:57", 5},
-      // 9: Add(Einsum(_, wk, equation='abc,cde->abde'), bk)
-      {"Add", "rules/attention.yaml:944:12", 6, 2},
-      // 10: _
       {"_", "rules/attention.yaml:945:23"},
-      // 11: wv
-      {"wv", "rules/attention.yaml:945:26", 7},
-      // 12: Einsum(_, wv, equation='abc,cde->abde')
+      // 6: wk
+      {"wk", "rules/attention.yaml:945:26", 4},
+      // 7: Einsum(_, wk, equation='abc,cde->abde')
       {"Einsum", "rules/attention.yaml:945:16", gen::kNoSlot, 2,
        {{"equation", "rules/attention.yaml:945:30", Attr::kEquals,
          {gen::stringLiteral("abc,cde->abde")}}}},
+      // 8: bk
+      {"bk", "rules/attention.yaml:945:57", 5},
+      // 9: Add(Einsum(_, wk, equation='abc,cde->abde'), bk)
+      {"Add", "rules/attention.yaml:945:12", 6, 2},
+      // 10: _
+      {"_", "rules/attention.yaml:946:23"},
+      // 11: wv
+      {"wv", "rules/attention.yaml:946:26", 7},
+      // 12: Einsum(_, wv, equation='abc,cde->abde')
+      {"Einsum", "rules/attention.yaml:946:16", gen::kNoSlot, 2,
+       {{"equation", "rules/attention.yaml:946:30", Attr::kEquals,
+         {gen::stringLiteral("abc,cde->abde")}}}},
       // 13: bv
-      {"bv", "rules/attention.yaml:945:57", 8},
+      {"bv", "rules/attention.yaml:946:57", 8},
       // 14: Add(Einsum(_, wv, equation='abc,cde->abde'), bv)
-      {"Add", "rules/attention.yaml:945:12", 9, 2},
+      {"Add", "rules/attention.yaml:946:12", 9, 2},
       // 15: c
-      {"c", "rules/attention.yaml:946:31", 10},
+      {"c", "rules/attention.yaml:947:31", 10},
       // 16: Mul(qp, c)
-      {"Mul", "rules/attention.yaml:946:23", gen::kNoSlot, 2},
+      {"Mul", "rules/attention.yaml:947:23", gen::kNoSlot, 2},
       // 17: Einsum(kp, Mul(qp, c), equation='aecd,abcd->acbe')
-      {"Einsum", "rules/attention.yaml:946:12", 11, 2,
-       {{"equation", "rules/attention.yaml:946:35", Attr::kEquals,
+      {"Einsum", "rules/attention.yaml:947:12", 11, 2,
+       {{"equation", "rules/attention.yaml:947:35", Attr::kEquals,
          {gen::stringLiteral("aecd,abcd->acbe")}}}},
       // 18: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, Slice(mask, 0, masked.1.len, 3, 1)) | Add(s, Slice(mask, 0, masked.1.len, 3)) | Add(s, mask) | s
-      {"m", "rules/attention.yaml:103:59 (in masked at rules/attention.yaml:947:39)", 12},
+      {"m", "rules/attention.yaml:103:59 (in masked at rules/attention.yaml:948:39)", 12},
       // 19: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:948:19", gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:948:30", Attr::kOneOf,
+      {"Softmax", "rules/attention.yaml:949:19", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:949:30", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{12, gen::intLiteral(1)}}}}},
       // 20: Einsum(Softmax(m, axis=-1), vp, equation='acbe,aecd->abcd')
-      {"Einsum", "rules/attention.yaml:948:12", 13, 2,
-       {{"equation", "rules/attention.yaml:948:52", Attr::kEquals,
+      {"Einsum", "rules/attention.yaml:949:12", 13, 2,
+       {{"equation", "rules/attention.yaml:949:52", Attr::kEquals,
          {gen::stringLiteral("acbe,aecd->abcd")}}}},
       // 21: causal
-      {"causal", "rules/attention.yaml:103:22 (in masked at rules/attention.yaml:947:39)", 14},
+      {"causal", "rules/attention.yaml:103:22 (in masked at rules/attention.yaml:948:39)", 14},
       // 22: fill
-      {"fill", "rules/attention.yaml:103:33 (in masked at rules/attention.yaml:947:39)", 15},
+      {"fill", "rules/attention.yaml:103:33 (in masked at rules/attention.yaml:948:39)", 15},
       // 23: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:103:16 (in masked at rules/attention.yaml:947:39)",
+      {"Where", "rules/attention.yaml:103:16 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 3},
       // 24: mask
-      {"mask", "rules/attention.yaml:103:40 (in masked at rules/attention.yaml:947:39)", 16},
+      {"mask", "rules/attention.yaml:103:40 (in masked at rules/attention.yaml:948:39)", 16},
       // 25: Add(Where(causal, s, fill), mask)
-      {"Add", "rules/attention.yaml:103:12 (in masked at rules/attention.yaml:947:39)",
+      {"Add", "rules/attention.yaml:103:12 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 2},
       // 26: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:103:61 (in masked at rules/attention.yaml:947:39)",
+      {"Where", "rules/attention.yaml:103:61 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 3},
       // 27: masked
-      {"masked", "rules/attention.yaml:104:27 (in masked at rules/attention.yaml:947:39)", 17},
+      {"masked", "rules/attention.yaml:104:27 (in masked at rules/attention.yaml:948:39)", 17},
       // 28: Shape(s)
-      {"Shape", "rules/attention.yaml:104:35 (in masked at rules/attention.yaml:947:39)",
+      {"Shape", "rules/attention.yaml:104:35 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 1},
       // 29: Expand(masked, Shape(s))
-      {"Expand", "rules/attention.yaml:104:20 (in masked at rules/attention.yaml:947:39)",
+      {"Expand", "rules/attention.yaml:104:20 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 2},
       // 30: Where(Expand(masked, Shape(s)), fill, s)
-      {"Where", "rules/attention.yaml:104:14 (in masked at rules/attention.yaml:947:39)",
+      {"Where", "rules/attention.yaml:104:14 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 3},
       // 31: Where(masked, fill, s)
-      {"Where", "rules/attention.yaml:104:70 (in masked at rules/attention.yaml:947:39)",
+      {"Where", "rules/attention.yaml:104:70 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 3},
       // 32: 0
-      {"constant 0", "rules/attention.yaml:105:33 (in masked at rules/attention.yaml:947:39)",
+      {"constant 0", "rules/attention.yaml:105:33 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 33: masked.1.len
-      {"masked.1.len", "rules/attention.yaml:105:36 (in masked at rules/attention.yaml:947:39)",
+      {"masked.1.len", "rules/attention.yaml:105:36 (in masked at rules/attention.yaml:948:39)",
        18},
       // 34: 3
-      {"constant 3", "rules/attention.yaml:105:41 (in masked at rules/attention.yaml:947:39)",
+      {"constant 3", "rules/attention.yaml:105:41 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 35: 1
-      {"constant 1", "rules/attention.yaml:105:44 (in masked at rules/attention.yaml:947:39)",
+      {"constant 1", "rules/attention.yaml:105:44 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 36: Slice(mask, 0, masked.1.len, 3, 1)
-      {"Slice", "rules/attention.yaml:105:21 (in masked at rules/attention.yaml:947:39)",
+      {"Slice", "rules/attention.yaml:105:21 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 5},
       // 37: Add(s, Slice(mask, 0, masked.1.len, 3, 1))
-      {"Add", "rules/attention.yaml:105:14 (in masked at rules/attention.yaml:947:39)",
+      {"Add", "rules/attention.yaml:105:14 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 2},
       // 38: 0
-      {"constant 0", "rules/attention.yaml:105:82 (in masked at rules/attention.yaml:947:39)",
+      {"constant 0", "rules/attention.yaml:105:82 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 39: 3
-      {"constant 3", "rules/attention.yaml:105:90 (in masked at rules/attention.yaml:947:39)",
+      {"constant 3", "rules/attention.yaml:105:90 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 40: Slice(mask, 0, masked.1.len, 3)
-      {"Slice", "rules/attention.yaml:105:70 (in masked at rules/attention.yaml:947:39)",
+      {"Slice", "rules/attention.yaml:105:70 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 4},
       // 41: Add(s, Slice(mask, 0, masked.1.len, 3))
-      {"Add", "rules/attention.yaml:105:63 (in masked at rules/attention.yaml:947:39)",
+      {"Add", "rules/attention.yaml:105:63 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 2},
       // 42: Add(s, mask)
-      {"Add", "rules/attention.yaml:106:14 (in masked at rules/attention.yaml:947:39)",
+      {"Add", "rules/attention.yaml:106:14 (in masked at rules/attention.yaml:948:39)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kElemType, "rules/attention.yaml:950:13", "xq", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kElemType, "rules/attention.yaml:951:13", "xq", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
-     {Check::kShape, "rules/attention.yaml:951:13", "wq", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:952:13", "wq", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"D", "N", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kConstant, "rules/attention.yaml:951:31", "wq", 1},
-     {Check::kShape, "rules/attention.yaml:952:13", "wk", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kConstant, "rules/attention.yaml:952:31", "wq", 1},
+     {Check::kShape, "rules/attention.yaml:953:13", "wk", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"DK", "N", "H"},
       {{Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kConstant, "rules/attention.yaml:952:32", "wk", 4},
-     {Check::kShape, "rules/attention.yaml:953:13", "wv", 7, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kConstant, "rules/attention.yaml:953:32", "wk", 4},
+     {Check::kShape, "rules/attention.yaml:954:13", "wv", 7, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"DK", "N", "HV"},
       {{Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}}},
-     {Check::kConstant, "rules/attention.yaml:953:33", "wv", 7},
-     {Check::kShape, "rules/attention.yaml:954:13", "bq", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kConstant, "rules/attention.yaml:954:33", "wv", 7},
+     {Check::kShape, "rules/attention.yaml:955:13", "bq", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"N", "H"}, {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/attention.yaml:955:13", "bk", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:956:13", "bk", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"N", "H"}, {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/attention.yaml:956:13", "bv", 8, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:957:13", "bv", 8, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"N", "HV"}, {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}}},
-     {Check::kScalar, "rules/attention.yaml:957:13", "c", 10},
-     {Check::kScalar, "rules/attention.yaml:108:15 (in masked at rules/attention.yaml:947:39)",
+     {Check::kScalar, "rules/attention.yaml:958:13", "c", 10},
+     {Check::kScalar, "rules/attention.yaml:108:15 (in masked at rules/attention.yaml:948:39)",
       "fill", 15, {}, {}, "", nullptr, 12, {}, true, true, -gen::kInfinity, -1e+04},
-     {Check::kNative, "rules/attention.yaml:108:37 (in masked at rules/attention.yaml:947:39)",
+     {Check::kNative, "rules/attention.yaml:108:37 (in masked at rules/attention.yaml:948:39)",
       "fill", gen::kNoSlot, {"fill", "s", "m"}, {15, 11, 12}, "exact_fill",
       gen::nativePredicate("exact_fill"), 12},
-     {Check::kNative, "rules/attention.yaml:109:15 (in masked at rules/attention.yaml:947:39)",
+     {Check::kNative, "rules/attention.yaml:109:15 (in masked at rules/attention.yaml:948:39)",
       "mask", gen::kNoSlot, {"mask", "s"}, {16, 11}, "exact_masking",
       gen::nativePredicate("exact_masking"), 12},
-     {Check::kNative, "rules/attention.yaml:110:15 (in masked at rules/attention.yaml:947:39)",
+     {Check::kNative, "rules/attention.yaml:110:15 (in masked at rules/attention.yaml:948:39)",
       "masked.1.len", gen::kNoSlot, {"masked.1.len", "s"}, {18, 11}, "keys_length",
       gen::nativePredicate("keys_length"), 12}},
     // rewrite variants
@@ -50920,13 +50928,13 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   // matchFill, matchMask, matchMasked, matchConstant32, matchMasked1Len, matchConstant34,
   // matchConstant35, matchConstant38, matchConstant39.
 
-  /// xq  (rules/attention.yaml:943:23)
+  /// xq  (rules/attention.yaml:944:23)
   bool matchXq(ValueId v, gen::Next k) {
     if (seen(kXq)) return same(kXq, v) && k();
     return bind(kXq, v) && k();
   }
 
-  /// Einsum(xq, wq, equation='abc,cde->abde')  (rules/attention.yaml:943:16)
+  /// Einsum(xq, wq, equation='abc,cde->abde')  (rules/attention.yaml:944:16)
   bool matchEinsum2(ValueId v, gen::Next k) {
     if (seen(kEinsum2)) return same(kEinsum2, v) && k();
     if (!bind(kEinsum2, v)) return false;
@@ -50935,7 +50943,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchXq(input(n, 0), [&] { return matchWq(input(n, 1), k); });
   }
 
-  /// qp = Add(Einsum(xq, wq, equation='abc,cde->abde'), bq)  (rules/attention.yaml:943:12)
+  /// qp = Add(Einsum(xq, wq, equation='abc,cde->abde'), bq)  (rules/attention.yaml:944:12)
   bool matchQp(ValueId v, gen::Next k) {
     if (seen(kQp)) return same(kQp, v) && k();
     if (!bind(kQp, v)) return false;
@@ -50949,13 +50957,13 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchEinsum2(in1, [&] { return matchBq(in0, k); });
   }
 
-  /// _  (rules/attention.yaml:944:23)
+  /// _  (rules/attention.yaml:945:23)
   bool matchAny5(ValueId v, gen::Next k) {
     if (seen(kAny5)) return same(kAny5, v) && k();
     return bind(kAny5, v) && k();
   }
 
-  /// Einsum(_, wk, equation='abc,cde->abde')  (rules/attention.yaml:944:16)
+  /// Einsum(_, wk, equation='abc,cde->abde')  (rules/attention.yaml:945:16)
   bool matchEinsum7(ValueId v, gen::Next k) {
     if (seen(kEinsum7)) return same(kEinsum7, v) && k();
     if (!bind(kEinsum7, v)) return false;
@@ -50964,7 +50972,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchAny5(input(n, 0), [&] { return matchWk(input(n, 1), k); });
   }
 
-  /// kp = Add(Einsum(_, wk, equation='abc,cde->abde'), bk)  (rules/attention.yaml:944:12)
+  /// kp = Add(Einsum(_, wk, equation='abc,cde->abde'), bk)  (rules/attention.yaml:945:12)
   bool matchKp(ValueId v, gen::Next k) {
     if (seen(kKp)) return same(kKp, v) && k();
     if (!bind(kKp, v)) return false;
@@ -50978,7 +50986,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchEinsum7(in1, [&] { return matchBk(in0, k); });
   }
 
-  /// Einsum(_, wv, equation='abc,cde->abde')  (rules/attention.yaml:945:16)
+  /// Einsum(_, wv, equation='abc,cde->abde')  (rules/attention.yaml:946:16)
   bool matchEinsum12(ValueId v, gen::Next k) {
     if (seen(kEinsum12)) return same(kEinsum12, v) && k();
     if (!bind(kEinsum12, v)) return false;
@@ -50987,7 +50995,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchAny10(input(n, 0), [&] { return matchWv(input(n, 1), k); });
   }
 
-  /// vp = Add(Einsum(_, wv, equation='abc,cde->abde'), bv)  (rules/attention.yaml:945:12)
+  /// vp = Add(Einsum(_, wv, equation='abc,cde->abde'), bv)  (rules/attention.yaml:946:12)
   bool matchVp(ValueId v, gen::Next k) {
     if (seen(kVp)) return same(kVp, v) && k();
     if (!bind(kVp, v)) return false;
@@ -51001,7 +51009,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchEinsum12(in1, [&] { return matchBv(in0, k); });
   }
 
-  /// Mul(qp, c)  (rules/attention.yaml:946:23)
+  /// Mul(qp, c)  (rules/attention.yaml:947:23)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -51015,7 +51023,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQp(in1, [&] { return matchC(in0, k); });
   }
 
-  /// s = Einsum(kp, Mul(qp, c), equation='aecd,abcd->acbe')  (rules/attention.yaml:946:12)
+  /// s = Einsum(kp, Mul(qp, c), equation='aecd,abcd->acbe')  (rules/attention.yaml:947:12)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -51027,7 +51035,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
   /// Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, Slice(mask, 0, masked.1.len, 3, 1)) |
   /// Add(s, Slice(mask, 0, masked.1.len, 3)) | Add(s, mask) | s  (rules/attention.yaml:103:59 (in
-  /// masked at rules/attention.yaml:947:39))
+  /// masked at rules/attention.yaml:948:39))
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -51051,7 +51059,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:948:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:949:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -51060,7 +51068,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchM(input(n, 0), k);
   }
 
-  /// y = Einsum(Softmax(m, axis=-1), vp, equation='acbe,aecd->abcd')  (rules/attention.yaml:948:12)
+  /// y = Einsum(Softmax(m, axis=-1), vp, equation='acbe,aecd->abcd')  (rules/attention.yaml:949:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -51070,7 +51078,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:103:16 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchWhere23(ValueId v, gen::Next k) {
     if (seen(kWhere23)) return same(kWhere23, v) && k();
     if (!bind(kWhere23, v)) return false;
@@ -51084,7 +51092,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:103:12 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchAdd25(ValueId v, gen::Next k) {
     if (seen(kAdd25)) return same(kAdd25, v) && k();
     if (!bind(kAdd25, v)) return false;
@@ -51099,7 +51107,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:103:61 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchWhere26(ValueId v, gen::Next k) {
     if (seen(kWhere26)) return same(kWhere26, v) && k();
     if (!bind(kWhere26, v)) return false;
@@ -51112,7 +51120,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     });
   }
 
-  /// Shape(s)  (rules/attention.yaml:104:35 (in masked at rules/attention.yaml:947:39))
+  /// Shape(s)  (rules/attention.yaml:104:35 (in masked at rules/attention.yaml:948:39))
   bool matchShape(ValueId v, gen::Next k) {
     if (seen(kShape)) return same(kShape, v) && k();
     if (!bind(kShape, v)) return false;
@@ -51122,7 +51130,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Expand(masked, Shape(s))  (rules/attention.yaml:104:20 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
@@ -51132,7 +51140,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Where(Expand(masked, Shape(s)), fill, s)  (rules/attention.yaml:104:14 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchWhere30(ValueId v, gen::Next k) {
     if (seen(kWhere30)) return same(kWhere30, v) && k();
     if (!bind(kWhere30, v)) return false;
@@ -51146,7 +51154,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:104:70 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchWhere31(ValueId v, gen::Next k) {
     if (seen(kWhere31)) return same(kWhere31, v) && k();
     if (!bind(kWhere31, v)) return false;
@@ -51160,7 +51168,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Slice(mask, 0, masked.1.len, 3, 1)  (rules/attention.yaml:105:21 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchSlice36(ValueId v, gen::Next k) {
     if (seen(kSlice36)) return same(kSlice36, v) && k();
     if (!bind(kSlice36, v)) return false;
@@ -51178,7 +51186,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Add(s, Slice(mask, 0, masked.1.len, 3, 1))  (rules/attention.yaml:105:14 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchAdd37(ValueId v, gen::Next k) {
     if (seen(kAdd37)) return same(kAdd37, v) && k();
     if (!bind(kAdd37, v)) return false;
@@ -51193,7 +51201,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Slice(mask, 0, masked.1.len, 3)  (rules/attention.yaml:105:70 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchSlice40(ValueId v, gen::Next k) {
     if (seen(kSlice40)) return same(kSlice40, v) && k();
     if (!bind(kSlice40, v)) return false;
@@ -51209,7 +51217,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Add(s, Slice(mask, 0, masked.1.len, 3))  (rules/attention.yaml:105:63 (in masked at
-  /// rules/attention.yaml:947:39))
+  /// rules/attention.yaml:948:39))
   bool matchAdd41(ValueId v, gen::Next k) {
     if (seen(kAdd41)) return same(kAdd41, v) && k();
     if (!bind(kAdd41, v)) return false;
@@ -51223,7 +51231,7 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchS(in1, [&] { return matchSlice40(in0, k); });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:106:14 (in masked at rules/attention.yaml:947:39))
+  /// Add(s, mask)  (rules/attention.yaml:106:14 (in masked at rules/attention.yaml:948:39))
   bool matchAdd42(ValueId v, gen::Next k) {
     if (seen(kAdd42)) return same(kAdd42, v) && k();
     if (!bind(kAdd42, v)) return false;
@@ -51239,29 +51247,29 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
 
   // ---- Rewrite
 
-  /// Variant 0 (when @causal_mask), rules/attention.yaml:960:5:
+  /// Variant 0 (when @causal_mask), rules/attention.yaml:961:5:
   ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, Expand(Add(Where(causal, tensor(like(fill), 0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0)), num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQp, "rules/attention.yaml:961:52", "qp")) return false;
+    if (!requireBound(kSlotQp, "rules/attention.yaml:962:52", "qp")) return false;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t0) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotKp, "rules/attention.yaml:961:71", "kp")) return false;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:962:71", "kp")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotVp, "rules/attention.yaml:961:90", "vp")) return false;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:962:90", "vp")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:963:59", "causal")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:964:59", "causal")) return false;
     std::optional<onnx::TensorProto> t27 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:963:44)",
+        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:964:44)",
         "fill");
     if (!t27) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:963:81", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:964:81", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs28;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:963:67", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:964:67", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs30;
     std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t26) return false;
@@ -51286,16 +51294,16 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         {kSlotWq},
         {"wq"},
         "num_heads",
-        "rules/attention.yaml:965:44",
-        "rules/attention.yaml:965:44");
+        "rules/attention.yaml:966:44",
+        "rules/attention.yaml:966:44");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = valueOf(
         kSlotC,
         "scale",
         "c",
-        "rules/attention.yaml:965:80",
-        "rules/attention.yaml:965:80");
+        "rules/attention.yaml:966:80",
+        "rules/attention.yaml:966:80");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     std::vector<onnx::AttributeProto> attrs18;
@@ -51305,8 +51313,8 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:960:5",
-        "rules/attention.yaml:966:11")) return false;
+        "rules/attention.yaml:961:5",
+        "rules/attention.yaml:967:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -51426,27 +51434,27 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
   }
 
-  /// Variant 1 (when @causal), rules/attention.yaml:960:5:
+  /// Variant 1 (when @causal), rules/attention.yaml:961:5:
   ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, Expand(Where(causal, tensor(like(fill), 0.0), fill), Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0)), num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQp, "rules/attention.yaml:961:52", "qp")) return false;
+    if (!requireBound(kSlotQp, "rules/attention.yaml:962:52", "qp")) return false;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t0) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotKp, "rules/attention.yaml:961:71", "kp")) return false;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:962:71", "kp")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotVp, "rules/attention.yaml:961:90", "vp")) return false;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:962:90", "vp")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:963:59", "causal")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:964:59", "causal")) return false;
     std::optional<onnx::TensorProto> t27 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:385:38 (in attention_bias at rules/attention.yaml:963:44)",
+        "rules/attention.yaml:385:38 (in attention_bias at rules/attention.yaml:964:44)",
         "fill");
     if (!t27) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:963:81", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:964:81", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs28;
     std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t26) return false;
@@ -51471,16 +51479,16 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         {kSlotWq},
         {"wq"},
         "num_heads",
-        "rules/attention.yaml:965:44",
-        "rules/attention.yaml:965:44");
+        "rules/attention.yaml:966:44",
+        "rules/attention.yaml:966:44");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = valueOf(
         kSlotC,
         "scale",
         "c",
-        "rules/attention.yaml:965:80",
-        "rules/attention.yaml:965:80");
+        "rules/attention.yaml:966:80",
+        "rules/attention.yaml:966:80");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     std::vector<onnx::AttributeProto> attrs18;
@@ -51490,8 +51498,8 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:960:5",
-        "rules/attention.yaml:966:11")) return false;
+        "rules/attention.yaml:961:5",
+        "rules/attention.yaml:967:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -51603,25 +51611,25 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
   }
 
-  /// Variant 2 (when @masked_fill), rules/attention.yaml:960:5:
+  /// Variant 2 (when @masked_fill), rules/attention.yaml:961:5:
   ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, Expand(Where(masked, fill, tensor(like(fill), 0.0)), Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0)), num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQp, "rules/attention.yaml:961:52", "qp")) return false;
+    if (!requireBound(kSlotQp, "rules/attention.yaml:962:52", "qp")) return false;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t0) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotKp, "rules/attention.yaml:961:71", "kp")) return false;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:962:71", "kp")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotVp, "rules/attention.yaml:961:90", "vp")) return false;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:962:90", "vp")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:963:73", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:963:81", "fill")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:964:73", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:964:81", "fill")) return false;
     std::optional<onnx::TensorProto> t28 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:963:44)",
+        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:964:44)",
         "fill");
     if (!t28) return false;
     std::vector<onnx::AttributeProto> attrs29;
@@ -51648,16 +51656,16 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         {kSlotWq},
         {"wq"},
         "num_heads",
-        "rules/attention.yaml:965:44",
-        "rules/attention.yaml:965:44");
+        "rules/attention.yaml:966:44",
+        "rules/attention.yaml:966:44");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = valueOf(
         kSlotC,
         "scale",
         "c",
-        "rules/attention.yaml:965:80",
-        "rules/attention.yaml:965:80");
+        "rules/attention.yaml:966:80",
+        "rules/attention.yaml:966:80");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     std::vector<onnx::AttributeProto> attrs18;
@@ -51667,8 +51675,8 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:960:5",
-        "rules/attention.yaml:966:11")) return false;
+        "rules/attention.yaml:961:5",
+        "rules/attention.yaml:967:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -51780,19 +51788,19 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
   }
 
-  /// Variant 3 (when @mask), rules/attention.yaml:960:5:
+  /// Variant 3 (when @mask), rules/attention.yaml:961:5:
   ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0)), num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQp, "rules/attention.yaml:961:52", "qp")) return false;
+    if (!requireBound(kSlotQp, "rules/attention.yaml:962:52", "qp")) return false;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t0) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotKp, "rules/attention.yaml:961:71", "kp")) return false;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:962:71", "kp")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotVp, "rules/attention.yaml:961:90", "vp")) return false;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:962:90", "vp")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:963:67", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:964:67", "mask")) return false;
     std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t26) return false;
     std::vector<onnx::AttributeProto> attrs20;
@@ -51816,16 +51824,16 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         {kSlotWq},
         {"wq"},
         "num_heads",
-        "rules/attention.yaml:965:44",
-        "rules/attention.yaml:965:44");
+        "rules/attention.yaml:966:44",
+        "rules/attention.yaml:966:44");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = valueOf(
         kSlotC,
         "scale",
         "c",
-        "rules/attention.yaml:965:80",
-        "rules/attention.yaml:965:80");
+        "rules/attention.yaml:966:80",
+        "rules/attention.yaml:966:80");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     std::vector<onnx::AttributeProto> attrs18;
@@ -51835,8 +51843,8 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:960:5",
-        "rules/attention.yaml:966:11")) return false;
+        "rules/attention.yaml:961:5",
+        "rules/attention.yaml:967:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -51939,19 +51947,19 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
   }
 
-  /// Variant 4 (when opset in [10, -] @sliced_mask), rules/attention.yaml:960:5:
+  /// Variant 4 (when opset in [10, -] @sliced_mask), rules/attention.yaml:961:5:
   ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, Expand(Slice(mask, tensor([0]), Slice(Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0), tensor([-1]), tensor([4])), tensor([-1])), Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0)), num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQp, "rules/attention.yaml:961:52", "qp")) return false;
+    if (!requireBound(kSlotQp, "rules/attention.yaml:962:52", "qp")) return false;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t0) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotKp, "rules/attention.yaml:961:71", "kp")) return false;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:962:71", "kp")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotVp, "rules/attention.yaml:961:90", "vp")) return false;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:962:90", "vp")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:963:67", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:964:67", "mask")) return false;
     std::optional<onnx::TensorProto> t29 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
     if (!t29) return false;
     std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
@@ -51985,16 +51993,16 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         {kSlotWq},
         {"wq"},
         "num_heads",
-        "rules/attention.yaml:965:44",
-        "rules/attention.yaml:965:44");
+        "rules/attention.yaml:966:44",
+        "rules/attention.yaml:966:44");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = valueOf(
         kSlotC,
         "scale",
         "c",
-        "rules/attention.yaml:965:80",
-        "rules/attention.yaml:965:80");
+        "rules/attention.yaml:966:80",
+        "rules/attention.yaml:966:80");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     std::vector<onnx::AttributeProto> attrs18;
@@ -52004,8 +52012,8 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:960:5",
-        "rules/attention.yaml:966:11")) return false;
+        "rules/attention.yaml:961:5",
+        "rules/attention.yaml:967:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -52126,17 +52134,17 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
   }
 
-  /// Variant 5 (when @plain), rules/attention.yaml:960:5:
+  /// Variant 5 (when @plain), rules/attention.yaml:961:5:
   ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, none, num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQp, "rules/attention.yaml:961:52", "qp")) return false;
+    if (!requireBound(kSlotQp, "rules/attention.yaml:962:52", "qp")) return false;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t0) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotKp, "rules/attention.yaml:961:71", "kp")) return false;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:962:71", "kp")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotVp, "rules/attention.yaml:961:90", "vp")) return false;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:962:90", "vp")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::vector<onnx::AttributeProto> attrs17;
     std::optional<onnx::AttributeProto> a17_0 = attrHelper(
@@ -52144,16 +52152,16 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         {kSlotWq},
         {"wq"},
         "num_heads",
-        "rules/attention.yaml:965:44",
-        "rules/attention.yaml:965:44");
+        "rules/attention.yaml:966:44",
+        "rules/attention.yaml:966:44");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = valueOf(
         kSlotC,
         "scale",
         "c",
-        "rules/attention.yaml:965:80",
-        "rules/attention.yaml:965:80");
+        "rules/attention.yaml:966:80",
+        "rules/attention.yaml:966:80");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     std::vector<onnx::AttributeProto> attrs18;
@@ -52163,8 +52171,8 @@ class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAtten
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:960:5",
-        "rules/attention.yaml:966:11")) return false;
+        "rules/attention.yaml:961:5",
+        "rules/attention.yaml:967:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -52230,7 +52238,7 @@ class MultiHeadAttentionEinsumRule : public RewritePattern {
             root,
             85,
             {"ort"},
-            "rules/attention.yaml:938:5",
+            "rules/attention.yaml:939:5",
             {op::kReshape, op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kWhere, op::kAdd}}),
         root_output_(root_output) {}
 
@@ -52252,7 +52260,7 @@ class MultiHeadAttentionEinsumRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:973
+// Generated from: rules/attention.yaml:974
 // multi_head_attention_past (priority 82): Attention on given K and V heads, the causal slice by the Q and K heads' lengths (GPT-2 4.x).
 //===----------------------------------------------------------------------===//
 
@@ -52260,7 +52268,7 @@ class MultiHeadAttentionEinsumRule : public RewritePattern {
 const gen::RuleSpec& specMultiHeadAttentionPast() {
   static const gen::RuleSpec spec = {
     "multi_head_attention_past",
-    "rules/attention.yaml:973:5",
+    "rules/attention.yaml:974:5",
     3,  // root expr
     // slots
     {"q", "kc", "vh", "y", "qr", "scores.1.kt", "s", "size_m2.1.n", "size_m2.2.n",
@@ -52273,564 +52281,564 @@ const gen::RuleSpec& specMultiHeadAttentionPast() {
     // exprs
     {
       // 0: q
-      {"q", "rules/attention.yaml:978:56", 0},
+      {"q", "rules/attention.yaml:979:56", 0},
       // 1: kc
-      {"kc", "rules/attention.yaml:978:59", 1},
+      {"kc", "rules/attention.yaml:979:59", 1},
       // 2: vh
-      {"vh", "rules/attention.yaml:978:63", 2},
+      {"vh", "rules/attention.yaml:979:63", 2},
       // 3: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
       {"Reshape",
-       "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        3, 2},
       // 4: Reshape(q, split_shape.1.s)
       {"Reshape",
-       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        4, 2},
       // 5: Transpose(kc, perm=[0, 1, 3, 2])
       {"Transpose",
-       "rules/attention.yaml:308:28 (in heads_causal_core at rules/attention.yaml:978:38)", 5, 1,
+       "rules/attention.yaml:308:28 (in heads_causal_core at rules/attention.yaml:979:38)", 5, 1,
        {{"perm",
-         "rules/attention.yaml:308:42 (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:308:42 (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 6: Div(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c) | Mul(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c) | MatMul((Mul(...) | Div(...) | heads_causal_core.1.qh), (Mul(...) | Div(...) | scores.1.kt)) | com.microsoft.FusedMatMul(heads_causal_core.1.qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"s",
-       "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        6},
       // 7: Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) | Gather(Shape(kc), -2, axis=0) | Gather(Shape(kc), 2, axis=0)
       {"size_m2.1.n",
-       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        7},
       // 8: Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) | Gather(Shape(heads_causal_core.1.qh), -2, axis=0) | Gather(Shape(heads_causal_core.1.qh), 2, axis=0)
       {"size_m2.2.n",
-       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        8},
       // 9: Cast(causal_slice.1.b, to=9) | causal_slice.1.b
       {"heads_causal_core.1.c",
-       "rules/attention.yaml:209:28 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:209:28 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        9},
       // 10: cfill
-      {"cfill", "rules/attention.yaml:310:33 (in heads_causal_core at rules/attention.yaml:978:38)",
+      {"cfill", "rules/attention.yaml:310:33 (in heads_causal_core at rules/attention.yaml:979:38)",
        10},
       // 11: Where(heads_causal_core.1.c, s, cfill)
-      {"Where", "rules/attention.yaml:310:21 (in heads_causal_core at rules/attention.yaml:978:38)",
+      {"Where", "rules/attention.yaml:310:21 (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 3},
       // 12: cmask
-      {"cmask", "rules/attention.yaml:310:41 (in heads_causal_core at rules/attention.yaml:978:38)",
+      {"cmask", "rules/attention.yaml:310:41 (in heads_causal_core at rules/attention.yaml:979:38)",
        11},
       // 13: Add(Where(heads_causal_core.1.c, s, cfill), cmask)
-      {"Add", "rules/attention.yaml:310:17 (in heads_causal_core at rules/attention.yaml:978:38)",
+      {"Add", "rules/attention.yaml:310:17 (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 14: Where(heads_causal_core.1.c, s, cfill)
-      {"Where", "rules/attention.yaml:310:70 (in heads_causal_core at rules/attention.yaml:978:38)",
+      {"Where", "rules/attention.yaml:310:70 (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 3},
       // 15: Add(Where(heads_causal_core.1.c, s, cfill), cmask) | Where(heads_causal_core.1.c, s, cfill)
       {"heads_causal_core.1.m",
-       "rules/attention.yaml:310:68 (in heads_causal_core at rules/attention.yaml:978:38)", 12},
+       "rules/attention.yaml:310:68 (in heads_causal_core at rules/attention.yaml:979:38)", 12},
       // 16: Softmax(heads_causal_core.1.m, axis=-1)
       {"Softmax",
-       "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axis",
-         "rules/attention.yaml:117:29 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:117:29 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 17: MatMul(Softmax(heads_causal_core.1.m, axis=-1), vh)
       {"MatMul",
-       "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        13, 2},
       // 18: Transpose(merged.1.o, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"perm",
-         "rules/attention.yaml:118:32 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:118:32 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 19: Concat(dim.1.d, dim.2.d, _, axis=0) | _
       {"merge_shape.1.s",
-       "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        14},
       // 20: Concat(dim.3.d, dim.4.d, _, _, axis=0) | _
       {"split_shape.1.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        15},
       // 21: Transpose(qr, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        16, 1,
        {{"perm",
-         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 22: MatMul(heads_causal_core.1.qh, scores.1.kt)
       {"MatMul",
-       "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 23: scores.1.c
       {"scores.1.c",
-       "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        17},
       // 24: Div(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c)
       {"Div",
-       "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 25: MatMul(heads_causal_core.1.qh, scores.1.kt)
       {"MatMul",
-       "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 26: Mul(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c)
       {"Mul",
-       "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 27: scores.1.cq
       {"scores.1.cq",
-       "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        18},
       // 28: Mul(heads_causal_core.1.qh, scores.1.cq)
       {"Mul",
-       "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 29: Div(heads_causal_core.1.qh, scores.1.cq)
       {"Div",
-       "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 30: Mul(heads_causal_core.1.qh, scores.1.cq) | Div(heads_causal_core.1.qh, scores.1.cq) | heads_causal_core.1.qh
       {"alternatives",
-       "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)"},
+       "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)"},
       // 31: scores.1.ck
       {"scores.1.ck",
-       "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        19},
       // 32: Mul(scores.1.kt, scores.1.ck)
       {"Mul",
-       "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 33: Div(scores.1.kt, scores.1.ck)
       {"Div",
-       "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 34: Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt
       {"alternatives",
-       "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)"},
+       "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)"},
       // 35: MatMul((Mul(heads_causal_core.1.qh, scores.1.cq) | Div(heads_causal_core.1.qh, scores.1.cq) | heads_causal_core.1.qh), (Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt))
       {"MatMul",
-       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 36: com.microsoft.FusedMatMul(heads_causal_core.1.qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2,
        {{"transA",
-         "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transB",
-         "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transBatchA",
-         "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transBatchB",
-         "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 37: Shape(kc)
       {"Shape",
-       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 38: Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0])
       {"Slice",
-       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"starts",
-         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
         {"ends",
-         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({-1})}},
         {"axes",
-         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 39: Squeeze(Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0]), axes=[0])
       {"Squeeze",
-       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 40: Shape(kc)
       {"Shape",
-       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 41: -2
       {"constant -2",
-       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-2)},
       // 42: Gather(Shape(kc), -2, axis=0)
       {"Gather",
-       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 43: Shape(kc)
       {"Shape",
-       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 44: 2
       {"constant 2",
-       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 45: Gather(Shape(kc), 2, axis=0)
       {"Gather",
-       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 46: Shape(heads_causal_core.1.qh)
       {"Shape",
-       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 47: Slice(Shape(heads_causal_core.1.qh), starts=[-2], ends=[-1], axes=[0])
       {"Slice",
-       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"starts",
-         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
         {"ends",
-         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({-1})}},
         {"axes",
-         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 48: Squeeze(Slice(Shape(heads_causal_core.1.qh), starts=[-2], ends=[-1], axes=[0]), axes=[0])
       {"Squeeze",
-       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 49: Shape(heads_causal_core.1.qh)
       {"Shape",
-       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 50: -2
       {"constant -2",
-       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-2)},
       // 51: Gather(Shape(heads_causal_core.1.qh), -2, axis=0)
       {"Gather",
-       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 52: Shape(heads_causal_core.1.qh)
       {"Shape",
-       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 53: 2
       {"constant 2",
-       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 54: Gather(Shape(heads_causal_core.1.qh), 2, axis=0)
       {"Gather",
-       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 55: tril
       {"tril",
-       "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        20},
       // 56: Sub(size_m2.1.n, size_m2.2.n)
       {"Sub",
-       "rules/attention.yaml:207:36 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:207:36 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2},
       // 57: Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:207:26 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:207:26 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:207:49 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:207:49 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 58: Unsqueeze(size_m2.1.n, axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:207:53 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:207:53 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:207:67 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:207:67 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 59: 2
       {"constant 2",
-       "rules/attention.yaml:207:71 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:207:71 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 60: 1
       {"constant 1",
-       "rules/attention.yaml:207:74 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:207:74 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 61: Slice(tril, Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0]), Unsqueeze(size_m2.1.n, axes=[0]), 2, 1)
       {"Slice",
-       "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        21, 5},
       // 62: 0
       {"constant 0",
-       "rules/attention.yaml:208:26 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:208:26 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 63: Unsqueeze(size_m2.1.n, axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:208:29 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:208:29 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:208:43 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:208:43 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 64: 3
       {"constant 3",
-       "rules/attention.yaml:208:47 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:208:47 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 65: 1
       {"constant 1",
-       "rules/attention.yaml:208:50 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:208:50 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 66: Slice(causal_slice.1.rows, 0, Unsqueeze(size_m2.1.n, axes=[0]), 3, 1)
       {"Slice",
-       "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        22, 5},
       // 67: Cast(causal_slice.1.b, to=9)
       {"Cast",
-       "rules/attention.yaml:209:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:209:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"to",
-         "rules/attention.yaml:209:22 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:209:22 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(9)}}}},
       // 68: _
       {"_",
-       "rules/attention.yaml:59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)"},
+       "rules/attention.yaml:59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)"},
       // 69: 0
       {"constant 0",
-       "rules/attention.yaml:59:25 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:59:25 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 70: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
       {"dim.1.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        23},
       // 71: _
       {"_",
-       "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)"},
+       "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)"},
       // 72: 1
       {"constant 1",
-       "rules/attention.yaml:59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 73: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
       {"dim.2.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        24},
       // 74: _
       {"_",
-       "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)"},
+       "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)"},
       // 75: Concat(dim.1.d, dim.2.d, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:59:11 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:59:11 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 3,
        {{"axis",
-         "rules/attention.yaml:59:75 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:59:75 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 76: _
       {"_",
-       "rules/attention.yaml:59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)"},
+       "rules/attention.yaml:59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)"},
       // 77: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 78: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
       {"dim.3.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        25},
       // 79: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 80: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
       {"dim.4.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        26},
       // 81: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)"},
       // 82: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)"},
       // 83: Concat(dim.3.d, dim.4.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 84: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)"},
       // 85: Shape(_)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 86: Gather(Shape(_), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 87: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 88: Shape(_, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:59:28 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:59:28 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:59:37 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:59:37 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 89: Shape(_)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 90: Gather(Shape(_), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 91: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 92: Shape(_, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:59:55 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:59:55 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:59:64 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:59:64 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 93: Shape(q)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 94: Gather(Shape(q), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 95: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 96: Shape(q, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 97: Shape(q)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1},
       // 98: Gather(Shape(q), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 99: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 100: Shape(q, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:980:13", "kc", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:981:13", "kc", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "_", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kAny}, {Dim::kSymbol, 0, 2}}},
-     {Check::kNative, "rules/attention.yaml:980:34", "kc", gen::kNoSlot, {"kc", "qr"}, {1, 4},
+     {Check::kNative, "rules/attention.yaml:981:34", "kc", gen::kNoSlot, {"kc", "qr"}, {1, 4},
       "head_count_like", gen::nativePredicate("head_count_like")},
-     {Check::kShape, "rules/attention.yaml:981:13", "vh", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:982:13", "vh", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "_", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kAny}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/attention.yaml:981:35", "vh", gen::kNoSlot, {"vh", "qr"}, {2, 4},
+     {Check::kNative, "rules/attention.yaml:982:35", "vh", gen::kNoSlot, {"vh", "qr"}, {2, 4},
       "head_count_like", gen::nativePredicate("head_count_like")},
-     {Check::kNative, "rules/attention.yaml:982:13", "y", gen::kNoSlot, {"y", "vh", "q"}, {3, 2, 0},
+     {Check::kNative, "rules/attention.yaml:983:13", "y", gen::kNoSlot, {"y", "vh", "q"}, {3, 2, 0},
       "merges_heads_of", gen::nativePredicate("merges_heads_of")},
      {Check::kShape,
-      "rules/attention.yaml:313:16 (in heads_causal_core at rules/attention.yaml:978:38)", "q", 0,
+      "rules/attention.yaml:313:16 (in heads_causal_core at rules/attention.yaml:979:38)", "q", 0,
       {}, {}, "", nullptr, 3, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
      {Check::kElemType,
-      "rules/attention.yaml:313:34 (in heads_causal_core at rules/attention.yaml:978:38)", "q", 0,
+      "rules/attention.yaml:313:34 (in heads_causal_core at rules/attention.yaml:979:38)", "q", 0,
       {}, {}, "", nullptr, 3, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kNative,
-      "rules/attention.yaml:314:16 (in heads_causal_core at rules/attention.yaml:978:38)", "qr",
+      "rules/attention.yaml:314:16 (in heads_causal_core at rules/attention.yaml:979:38)", "qr",
       gen::kNoSlot, {"qr"}, {4}, "splits_heads", gen::nativePredicate("splits_heads"), 3},
      {Check::kScalar,
-      "rules/attention.yaml:315:16 (in heads_causal_core at rules/attention.yaml:978:38)", "cfill",
+      "rules/attention.yaml:315:16 (in heads_causal_core at rules/attention.yaml:979:38)", "cfill",
       10, {}, {}, "", nullptr, 3, {}, true, true, -gen::kInfinity, -1e+04},
      {Check::kNative,
-      "rules/attention.yaml:315:38 (in heads_causal_core at rules/attention.yaml:978:38)", "cfill",
+      "rules/attention.yaml:315:38 (in heads_causal_core at rules/attention.yaml:979:38)", "cfill",
       gen::kNoSlot, {"cfill", "s", "heads_causal_core.1.m"}, {10, 6, 12}, "exact_fill",
       gen::nativePredicate("exact_fill"), 3},
      {Check::kNative,
-      "rules/attention.yaml:316:16 (in heads_causal_core at rules/attention.yaml:978:38)", "cmask",
+      "rules/attention.yaml:316:16 (in heads_causal_core at rules/attention.yaml:979:38)", "cmask",
       gen::kNoSlot, {"cmask", "s"}, {11, 6}, "exact_masking", gen::nativePredicate("exact_masking"),
       3},
      {Check::kScalar,
-      "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+      "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
       "scores.1.c", 17, {}, {}, "", nullptr, 6},
      {Check::kScalar,
-      "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+      "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
       "scores.1.cq", 18, {}, {}, "", nullptr, 6},
      {Check::kScalar,
-      "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+      "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
       "scores.1.ck", 19, {}, {}, "", nullptr, 6},
      {Check::kNative,
-      "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+      "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
       "heads_causal_core.1.qh", gen::kNoSlot, {"heads_causal_core.1.qh"}, {16}, "unscaled",
       gen::nativePredicate("unscaled"), 6},
      {Check::kNative,
-      "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38)",
+      "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38)",
       "scores.1.kt", gen::kNoSlot, {"scores.1.kt"}, {5}, "unscaled",
       gen::nativePredicate("unscaled"), 6}},
     // rewrite variants
@@ -53012,7 +53020,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   // matchAny74, matchAny76, matchConstant77, matchConstant79, matchAny81, matchAny82, matchAny84,
   // matchShape97, matchShape100.
 
-  /// kc  (rules/attention.yaml:978:59)
+  /// kc  (rules/attention.yaml:979:59)
   bool matchKc(ValueId v, gen::Next k) {
     if (seen(kKc)) return same(kKc, v) && k();
     return bind(kKc, v) && k();
@@ -53020,7 +53028,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
   /// (rules/attention.yaml:118:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:979:38))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -53030,7 +53038,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// qr = Reshape(q, split_shape.1.s)  (rules/attention.yaml:65:11 (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchQr(ValueId v, gen::Next k) {
     if (seen(kQr)) return same(kQr, v) && k();
     if (!bind(kQr, v)) return false;
@@ -53040,7 +53048,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// scores.1.kt = Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:308:28 (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchScores1Kt(ValueId v, gen::Next k) {
     if (seen(kScores1Kt)) return same(kScores1Kt, v) && k();
     if (!bind(kScores1Kt, v)) return false;
@@ -53054,7 +53062,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   /// heads_causal_core.1.qh), (Mul(...) | Div(...) | scores.1.kt)) |
   /// com.microsoft.FusedMatMul(heads_causal_core.1.qh, scores.1.kt, transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:83:34 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -53072,7 +53080,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// size_m2.1.n = Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) |
   /// Gather(Shape(kc), -2, axis=0) | Gather(Shape(kc), 2, axis=0)  (rules/attention.yaml:222:51 (in
-  /// size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchSizeM21N(ValueId v, gen::Next k) {
     if (seen(kSizeM21N)) return same(kSizeM21N, v) && k();
     if (!bind(kSizeM21N, v)) return false;
@@ -53089,7 +53097,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   /// size_m2.2.n = Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) |
   /// Gather(Shape(heads_causal_core.1.qh), -2, axis=0) | Gather(Shape(heads_causal_core.1.qh), 2,
   /// axis=0)  (rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:43) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchSizeM22N(ValueId v, gen::Next k) {
     if (seen(kSizeM22N)) return same(kSizeM22N, v) && k();
     if (!bind(kSizeM22N, v)) return false;
@@ -53105,7 +53113,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// heads_causal_core.1.c = Cast(causal_slice.1.b, to=9) | causal_slice.1.b 
   /// (rules/attention.yaml:209:28 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchHeadsCausalCore1C(ValueId v, gen::Next k) {
     if (seen(kHeadsCausalCore1C)) return same(kHeadsCausalCore1C, v) && k();
     if (!bind(kHeadsCausalCore1C, v)) return false;
@@ -53118,7 +53126,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Where(heads_causal_core.1.c, s, cfill)  (rules/attention.yaml:310:21 (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchWhere11(ValueId v, gen::Next k) {
     if (seen(kWhere11)) return same(kWhere11, v) && k();
     if (!bind(kWhere11, v)) return false;
@@ -53132,7 +53140,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Add(Where(heads_causal_core.1.c, s, cfill), cmask)  (rules/attention.yaml:310:17 (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -53147,7 +53155,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Where(heads_causal_core.1.c, s, cfill)  (rules/attention.yaml:310:70 (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchWhere14(ValueId v, gen::Next k) {
     if (seen(kWhere14)) return same(kWhere14, v) && k();
     if (!bind(kWhere14, v)) return false;
@@ -53162,7 +53170,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// heads_causal_core.1.m = Add(Where(heads_causal_core.1.c, s, cfill), cmask) |
   /// Where(heads_causal_core.1.c, s, cfill)  (rules/attention.yaml:310:68 (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchHeadsCausalCore1M(ValueId v, gen::Next k) {
     if (seen(kHeadsCausalCore1M)) return same(kHeadsCausalCore1M, v) && k();
     if (!bind(kHeadsCausalCore1M, v)) return false;
@@ -53175,7 +53183,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Softmax(heads_causal_core.1.m, axis=-1)  (rules/attention.yaml:117:18 (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -53186,7 +53194,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// merged.1.o = MatMul(Softmax(heads_causal_core.1.m, axis=-1), vh)  (rules/attention.yaml:117:11
   /// (in merged at rules/attention.yaml:311:17) (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchMerged1O(ValueId v, gen::Next k) {
     if (seen(kMerged1O)) return same(kMerged1O, v) && k();
     if (!bind(kMerged1O, v)) return false;
@@ -53196,7 +53204,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Transpose(merged.1.o, perm=[0, 2, 1, 3])  (rules/attention.yaml:118:19 (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -53207,7 +53215,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// merge_shape.1.s = Concat(dim.1.d, dim.2.d, _, axis=0) | _  (rules/attention.yaml:59:83 (in
   /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchMergeShape1S(ValueId v, gen::Next k) {
     if (seen(kMergeShape1S)) return same(kMergeShape1S, v) && k();
     if (!bind(kMergeShape1S, v)) return false;
@@ -53221,7 +53229,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// split_shape.1.s = Concat(dim.3.d, dim.4.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
   /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchSplitShape1S(ValueId v, gen::Next k) {
     if (seen(kSplitShape1S)) return same(kSplitShape1S, v) && k();
     if (!bind(kSplitShape1S, v)) return false;
@@ -53234,7 +53242,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// heads_causal_core.1.qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:66:11 (in
-  /// heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchHeadsCausalCore1Qh(ValueId v, gen::Next k) {
     if (seen(kHeadsCausalCore1Qh)) return same(kHeadsCausalCore1Qh, v) && k();
     if (!bind(kHeadsCausalCore1Qh, v)) return false;
@@ -53244,7 +53252,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// MatMul(heads_causal_core.1.qh, scores.1.kt)  (rules/attention.yaml:83:16 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchMatMul22(ValueId v, gen::Next k) {
     if (seen(kMatMul22)) return same(kMatMul22, v) && k();
     if (!bind(kMatMul22, v)) return false;
@@ -53254,7 +53262,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Div(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:12 (in
-  /// scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchDiv24(ValueId v, gen::Next k) {
     if (seen(kDiv24)) return same(kDiv24, v) && k();
     if (!bind(kDiv24, v)) return false;
@@ -53264,7 +53272,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// MatMul(heads_causal_core.1.qh, scores.1.kt)  (rules/attention.yaml:83:40 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchMatMul25(ValueId v, gen::Next k) {
     if (seen(kMatMul25)) return same(kMatMul25, v) && k();
     if (!bind(kMatMul25, v)) return false;
@@ -53274,7 +53282,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Mul(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:36 (in
-  /// scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchMul26(ValueId v, gen::Next k) {
     if (seen(kMul26)) return same(kMul26, v) && k();
     if (!bind(kMul26, v)) return false;
@@ -53289,7 +53297,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Mul(heads_causal_core.1.qh, scores.1.cq)  (rules/attention.yaml:84:21 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchMul28(ValueId v, gen::Next k) {
     if (seen(kMul28)) return same(kMul28, v) && k();
     if (!bind(kMul28, v)) return false;
@@ -53304,7 +53312,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Div(heads_causal_core.1.qh, scores.1.cq)  (rules/attention.yaml:84:34 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchDiv29(ValueId v, gen::Next k) {
     if (seen(kDiv29)) return same(kDiv29, v) && k();
     if (!bind(kDiv29, v)) return false;
@@ -53315,7 +53323,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Mul(heads_causal_core.1.qh, scores.1.cq) | Div(heads_causal_core.1.qh, scores.1.cq) |
   /// heads_causal_core.1.qh  (rules/attention.yaml:84:32 (in scores at rules/attention.yaml:308:17)
-  /// (in heads_causal_core at rules/attention.yaml:978:38))
+  /// (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchAnyOf30(ValueId v, gen::Next k) {
     if (seen(kAnyOf30)) return same(kAnyOf30, v) && k();
     if (!bind(kAnyOf30, v)) return false;
@@ -53330,7 +53338,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Mul(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:50 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchMul32(ValueId v, gen::Next k) {
     if (seen(kMul32)) return same(kMul32, v) && k();
     if (!bind(kMul32, v)) return false;
@@ -53345,7 +53353,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Div(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:64 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchDiv33(ValueId v, gen::Next k) {
     if (seen(kDiv33)) return same(kDiv33, v) && k();
     if (!bind(kDiv33, v)) return false;
@@ -53356,7 +53364,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt 
   /// (rules/attention.yaml:84:62 (in scores at rules/attention.yaml:308:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:979:38))
   bool matchAnyOf34(ValueId v, gen::Next k) {
     if (seen(kAnyOf34)) return same(kAnyOf34, v) && k();
     if (!bind(kAnyOf34, v)) return false;
@@ -53373,7 +53381,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   /// MatMul((Mul(heads_causal_core.1.qh, scores.1.cq) | Div(heads_causal_core.1.qh, scores.1.cq) |
   /// heads_causal_core.1.qh), (Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) |
   /// scores.1.kt))  (rules/attention.yaml:84:14 (in scores at rules/attention.yaml:308:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchMatMul35(ValueId v, gen::Next k) {
     if (seen(kMatMul35)) return same(kMatMul35, v) && k();
     if (!bind(kMatMul35, v)) return false;
@@ -53384,7 +53392,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// com.microsoft.FusedMatMul(heads_causal_core.1.qh, scores.1.kt, transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:85:14 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -53394,7 +53402,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(kc)  (rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:30) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(kShape37)) return same(kShape37, v) && k();
     if (!bind(kShape37, v)) return false;
@@ -53404,7 +53412,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0])  (rules/attention.yaml:222:20 (in size_m2
-  /// at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchSlice38(ValueId v, gen::Next k) {
     if (seen(kSlice38)) return same(kSlice38, v) && k();
     if (!bind(kSlice38, v)) return false;
@@ -53415,7 +53423,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Squeeze(Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0]), axes=[0]) 
   /// (rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core
-  /// at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:979:38))
   bool matchSqueeze39(ValueId v, gen::Next k) {
     if (seen(kSqueeze39)) return same(kSqueeze39, v) && k();
     if (!bind(kSqueeze39, v)) return false;
@@ -53425,7 +53433,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(kc)  (rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:30) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape40(ValueId v, gen::Next k) {
     if (seen(kShape40)) return same(kShape40, v) && k();
     if (!bind(kShape40, v)) return false;
@@ -53435,7 +53443,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Gather(Shape(kc), -2, axis=0)  (rules/attention.yaml:222:53 (in size_m2 at
-  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchGather42(ValueId v, gen::Next k) {
     if (seen(kGather42)) return same(kGather42, v) && k();
     if (!bind(kGather42, v)) return false;
@@ -53445,7 +53453,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(kc)  (rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:30) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape43(ValueId v, gen::Next k) {
     if (seen(kShape43)) return same(kShape43, v) && k();
     if (!bind(kShape43, v)) return false;
@@ -53455,7 +53463,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Gather(Shape(kc), 2, axis=0)  (rules/attention.yaml:223:14 (in size_m2 at
-  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchGather45(ValueId v, gen::Next k) {
     if (seen(kGather45)) return same(kGather45, v) && k();
     if (!bind(kGather45, v)) return false;
@@ -53465,7 +53473,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(heads_causal_core.1.qh)  (rules/attention.yaml:222:26 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape46(ValueId v, gen::Next k) {
     if (seen(kShape46)) return same(kShape46, v) && k();
     if (!bind(kShape46, v)) return false;
@@ -53476,7 +53484,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Slice(Shape(heads_causal_core.1.qh), starts=[-2], ends=[-1], axes=[0]) 
   /// (rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core
-  /// at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:979:38))
   bool matchSlice47(ValueId v, gen::Next k) {
     if (seen(kSlice47)) return same(kSlice47, v) && k();
     if (!bind(kSlice47, v)) return false;
@@ -53487,7 +53495,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Squeeze(Slice(Shape(heads_causal_core.1.qh), starts=[-2], ends=[-1], axes=[0]), axes=[0]) 
   /// (rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core
-  /// at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:979:38))
   bool matchSqueeze48(ValueId v, gen::Next k) {
     if (seen(kSqueeze48)) return same(kSqueeze48, v) && k();
     if (!bind(kSqueeze48, v)) return false;
@@ -53497,7 +53505,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(heads_causal_core.1.qh)  (rules/attention.yaml:222:60 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape49(ValueId v, gen::Next k) {
     if (seen(kShape49)) return same(kShape49, v) && k();
     if (!bind(kShape49, v)) return false;
@@ -53507,7 +53515,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Gather(Shape(heads_causal_core.1.qh), -2, axis=0)  (rules/attention.yaml:222:53 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchGather51(ValueId v, gen::Next k) {
     if (seen(kGather51)) return same(kGather51, v) && k();
     if (!bind(kGather51, v)) return false;
@@ -53517,7 +53525,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(heads_causal_core.1.qh)  (rules/attention.yaml:223:21 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape52(ValueId v, gen::Next k) {
     if (seen(kShape52)) return same(kShape52, v) && k();
     if (!bind(kShape52, v)) return false;
@@ -53527,14 +53535,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// 2  (rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:309:43) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchConstant53(ValueId v, gen::Next k) {
     if (seen(kConstant53)) return same(kConstant53, v) && k();
     return bind(kConstant53, v) && constant(kConstant53, v) && k();
   }
 
   /// Gather(Shape(heads_causal_core.1.qh), 2, axis=0)  (rules/attention.yaml:223:14 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchGather54(ValueId v, gen::Next k) {
     if (seen(kGather54)) return same(kGather54, v) && k();
     if (!bind(kGather54, v)) return false;
@@ -53544,7 +53552,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Sub(size_m2.1.n, size_m2.2.n)  (rules/attention.yaml:207:36 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchSub(ValueId v, gen::Next k) {
     if (seen(kSub)) return same(kSub, v) && k();
     if (!bind(kSub, v)) return false;
@@ -53555,7 +53563,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0])  (rules/attention.yaml:207:26 (in
   /// causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchUnsqueeze57(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze57)) return same(kUnsqueeze57, v) && k();
     if (!bind(kUnsqueeze57, v)) return false;
@@ -53565,7 +53573,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Unsqueeze(size_m2.1.n, axes=[0])  (rules/attention.yaml:207:53 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchUnsqueeze58(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze58)) return same(kUnsqueeze58, v) && k();
     if (!bind(kUnsqueeze58, v)) return false;
@@ -53576,7 +53584,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// causal_slice.1.rows = Slice(tril, Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0]),
   /// Unsqueeze(size_m2.1.n, axes=[0]), 2, 1)  (rules/attention.yaml:207:14 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchCausalSlice1Rows(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1Rows)) return same(kCausalSlice1Rows, v) && k();
     if (!bind(kCausalSlice1Rows, v)) return false;
@@ -53594,7 +53602,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Unsqueeze(size_m2.1.n, axes=[0])  (rules/attention.yaml:208:29 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchUnsqueeze63(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze63)) return same(kUnsqueeze63, v) && k();
     if (!bind(kUnsqueeze63, v)) return false;
@@ -53604,7 +53612,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// 1  (rules/attention.yaml:208:50 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchConstant65(ValueId v, gen::Next k) {
     if (seen(kConstant65)) return same(kConstant65, v) && k();
     return bind(kConstant65, v) && constant(kConstant65, v) && k();
@@ -53612,7 +53620,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// causal_slice.1.b = Slice(causal_slice.1.rows, 0, Unsqueeze(size_m2.1.n, axes=[0]), 3, 1) 
   /// (rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchCausalSlice1B(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1B)) return same(kCausalSlice1B, v) && k();
     if (!bind(kCausalSlice1B, v)) return false;
@@ -53630,7 +53638,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Cast(causal_slice.1.b, to=9)  (rules/attention.yaml:209:14 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -53642,7 +53650,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:979:38))
   bool matchDim1D(ValueId v, gen::Next k) {
     if (seen(kDim1D)) return same(kDim1D, v) && k();
     if (!bind(kDim1D, v)) return false;
@@ -53657,7 +53665,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:979:38))
   bool matchDim2D(ValueId v, gen::Next k) {
     if (seen(kDim2D)) return same(kDim2D, v) && k();
     if (!bind(kDim2D, v)) return false;
@@ -53671,7 +53679,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Concat(dim.1.d, dim.2.d, _, axis=0)  (rules/attention.yaml:59:11 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:979:38))
   bool matchConcat75(ValueId v, gen::Next k) {
     if (seen(kConcat75)) return same(kConcat75, v) && k();
     if (!bind(kConcat75, v)) return false;
@@ -53687,7 +53695,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchDim3D(ValueId v, gen::Next k) {
     if (seen(kDim3D)) return same(kDim3D, v) && k();
     if (!bind(kDim3D, v)) return false;
@@ -53702,7 +53710,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchDim4D(ValueId v, gen::Next k) {
     if (seen(kDim4D)) return same(kDim4D, v) && k();
     if (!bind(kDim4D, v)) return false;
@@ -53716,7 +53724,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Concat(dim.3.d, dim.4.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:978:38))
+  /// rules/attention.yaml:979:38))
   bool matchConcat83(ValueId v, gen::Next k) {
     if (seen(kConcat83)) return same(kConcat83, v) && k();
     if (!bind(kConcat83, v)) return false;
@@ -53733,7 +53741,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Shape(_)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape
   /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape85(ValueId v, gen::Next k) {
     if (seen(kShape85)) return same(kShape85, v) && k();
     if (!bind(kShape85, v)) return false;
@@ -53744,7 +53752,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchGather86(ValueId v, gen::Next k) {
     if (seen(kGather86)) return same(kGather86, v) && k();
     if (!bind(kGather86, v)) return false;
@@ -53755,7 +53763,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchUnsqueeze87(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze87)) return same(kUnsqueeze87, v) && k();
     if (!bind(kUnsqueeze87, v)) return false;
@@ -53766,7 +53774,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Shape(_, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18)
   /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape88(ValueId v, gen::Next k) {
     if (seen(kShape88)) return same(kShape88, v) && k();
     if (!bind(kShape88, v)) return false;
@@ -53777,7 +53785,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Shape(_)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape
   /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape89(ValueId v, gen::Next k) {
     if (seen(kShape89)) return same(kShape89, v) && k();
     if (!bind(kShape89, v)) return false;
@@ -53788,7 +53796,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchGather90(ValueId v, gen::Next k) {
     if (seen(kGather90)) return same(kGather90, v) && k();
     if (!bind(kGather90, v)) return false;
@@ -53799,7 +53807,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchUnsqueeze91(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze91)) return same(kUnsqueeze91, v) && k();
     if (!bind(kUnsqueeze91, v)) return false;
@@ -53810,7 +53818,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Shape(_, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45)
   /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape92(ValueId v, gen::Next k) {
     if (seen(kShape92)) return same(kShape92, v) && k();
     if (!bind(kShape92, v)) return false;
@@ -53821,7 +53829,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Shape(q)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core
-  /// at rules/attention.yaml:978:38))
+  /// at rules/attention.yaml:979:38))
   bool matchShape93(ValueId v, gen::Next k) {
     if (seen(kShape93)) return same(kShape93, v) && k();
     if (!bind(kShape93, v)) return false;
@@ -53832,7 +53840,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchGather94(ValueId v, gen::Next k) {
     if (seen(kGather94)) return same(kGather94, v) && k();
     if (!bind(kGather94, v)) return false;
@@ -53843,7 +53851,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchUnsqueeze95(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze95)) return same(kUnsqueeze95, v) && k();
     if (!bind(kUnsqueeze95, v)) return false;
@@ -53854,7 +53862,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Shape(q, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in
-  /// heads_causal_core at rules/attention.yaml:978:38))
+  /// heads_causal_core at rules/attention.yaml:979:38))
   bool matchShape96(ValueId v, gen::Next k) {
     if (seen(kShape96)) return same(kShape96, v) && k();
     if (!bind(kShape96, v)) return false;
@@ -53865,7 +53873,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchGather98(ValueId v, gen::Next k) {
     if (seen(kGather98)) return same(kGather98, v) && k();
     if (!bind(kGather98, v)) return false;
@@ -53876,7 +53884,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:978:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:979:38))
   bool matchUnsqueeze99(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze99)) return same(kUnsqueeze99, v) && k();
     if (!bind(kUnsqueeze99, v)) return false;
@@ -53887,14 +53895,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   // ---- Rewrite
 
-  /// Variant 0 (when @scores_causal_mask), rules/attention.yaml:986:5:
+  /// Variant 0 (when @scores_causal_mask), rules/attention.yaml:987:5:
   ///   y = com.microsoft.MultiHeadAttention(q, kc, vh, none, none, Expand(Add(Where(Cast(Slice(Slice(tril, Sub(Slice(Shape(kc), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([2]), tensor([1])), tensor([0]), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([3]), tensor([1])), to=9), tensor(like(cfill), 0.0), cfill), cmask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kc), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:984:20", "q")) return false;
-    if (!requireBound(kSlotKc, "rules/attention.yaml:985:22", "kc")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:987:34", "vh")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:987:45", "tril")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:985:20", "q")) return false;
+    if (!requireBound(kSlotKc, "rules/attention.yaml:986:22", "kc")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:988:34", "vh")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:988:45", "tril")) return false;
     std::vector<onnx::AttributeProto> attrs19;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t20) return false;
@@ -53924,12 +53932,12 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         gen::floatLiteral(0.0),
         kSlotCfill,
         {},
-        "rules/attention.yaml:459:52 (in given_heads_mha at rules/attention.yaml:987:11)",
+        "rules/attention.yaml:459:52 (in given_heads_mha at rules/attention.yaml:988:11)",
         "cfill");
     if (!t25) return false;
-    if (!requireBound(kSlotCfill, "rules/attention.yaml:987:59", "cfill")) return false;
+    if (!requireBound(kSlotCfill, "rules/attention.yaml:988:59", "cfill")) return false;
     std::vector<onnx::AttributeProto> attrs26;
-    if (!requireBound(kSlotCmask, "rules/attention.yaml:987:66", "cmask")) return false;
+    if (!requireBound(kSlotCmask, "rules/attention.yaml:988:66", "cmask")) return false;
     std::vector<onnx::AttributeProto> attrs27;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t22) return false;
@@ -53942,8 +53950,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:437:44 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:987:11)",
-        "rules/attention.yaml:437:44 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:987:11)");
+        "rules/attention.yaml:437:44 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:988:11)",
+        "rules/attention.yaml:437:44 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:988:11)");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -53951,8 +53959,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:438:44 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:987:11)",
-        "rules/attention.yaml:438:44 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:987:11)");
+        "rules/attention.yaml:438:44 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:988:11)",
+        "rules/attention.yaml:438:44 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:988:11)");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -53960,8 +53968,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:986:5",
-        "rules/attention.yaml:436:11 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:987:11)")) return false;
+        "rules/attention.yaml:987:5",
+        "rules/attention.yaml:436:11 (in mha at rules/attention.yaml:459:16) (in given_heads_mha at rules/attention.yaml:988:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -54077,14 +54085,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}});
   }
 
-  /// Variant 1 (when @scores_causal), rules/attention.yaml:986:5:
+  /// Variant 1 (when @scores_causal), rules/attention.yaml:987:5:
   ///   y = com.microsoft.MultiHeadAttention(q, kc, vh, none, none, Expand(Where(Cast(Slice(Slice(tril, Sub(Slice(Shape(kc), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([2]), tensor([1])), tensor([0]), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([3]), tensor([1])), to=9), tensor(like(cfill), 0.0), cfill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kc), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:984:20", "q")) return false;
-    if (!requireBound(kSlotKc, "rules/attention.yaml:985:22", "kc")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:987:34", "vh")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:987:45", "tril")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:985:20", "q")) return false;
+    if (!requireBound(kSlotKc, "rules/attention.yaml:986:22", "kc")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:988:34", "vh")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:988:45", "tril")) return false;
     std::vector<onnx::AttributeProto> attrs19;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t20) return false;
@@ -54114,10 +54122,10 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         gen::floatLiteral(0.0),
         kSlotCfill,
         {},
-        "rules/attention.yaml:462:83 (in given_heads_mha at rules/attention.yaml:987:11)",
+        "rules/attention.yaml:462:83 (in given_heads_mha at rules/attention.yaml:988:11)",
         "cfill");
     if (!t25) return false;
-    if (!requireBound(kSlotCfill, "rules/attention.yaml:987:59", "cfill")) return false;
+    if (!requireBound(kSlotCfill, "rules/attention.yaml:988:59", "cfill")) return false;
     std::vector<onnx::AttributeProto> attrs26;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t22) return false;
@@ -54130,8 +54138,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:437:44 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:987:11)",
-        "rules/attention.yaml:437:44 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:987:11)");
+        "rules/attention.yaml:437:44 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:988:11)",
+        "rules/attention.yaml:437:44 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:988:11)");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -54139,8 +54147,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:438:44 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:987:11)",
-        "rules/attention.yaml:438:44 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:987:11)");
+        "rules/attention.yaml:438:44 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:988:11)",
+        "rules/attention.yaml:438:44 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:988:11)");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -54148,8 +54156,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:986:5",
-        "rules/attention.yaml:436:11 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:987:11)")) return false;
+        "rules/attention.yaml:987:5",
+        "rules/attention.yaml:436:11 (in mha at rules/attention.yaml:462:15) (in given_heads_mha at rules/attention.yaml:988:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -54267,7 +54275,7 @@ class MultiHeadAttentionPastRule : public RewritePattern {
             root,
             82,
             {"ort"},
-            "rules/attention.yaml:973:5",
+            "rules/attention.yaml:974:5",
             {op::kSlice, op::kConcat, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kCast, op::kWhere, op::kAdd, op::kExpand, op::kSub}}),
         root_output_(root_output) {}
 
@@ -54289,7 +54297,7 @@ class MultiHeadAttentionPastRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:997
+// Generated from: rules/attention.yaml:998
 // multi_head_attention_cache (priority 88): GPT-2 4.x attention on K/V concatenated to separate caches, as MultiHeadAttention with past.
 //===----------------------------------------------------------------------===//
 
@@ -54297,7 +54305,7 @@ class MultiHeadAttentionPastRule : public RewritePattern {
 const gen::RuleSpec& specMultiHeadAttentionCache() {
   static const gen::RuleSpec spec = {
     "multi_head_attention_cache",
-    "rules/attention.yaml:997:5",
+    "rules/attention.yaml:998:5",
     6,  // root expr
     // slots
     {"k", "v", "pk", "pv", "kr", "q", "y", "vr", "kc", "vc", "split_shape.1.s", "cached_heads.1.kh",
@@ -54311,799 +54319,799 @@ const gen::RuleSpec& specMultiHeadAttentionCache() {
     // exprs
     {
       // 0: k
-      {"k", "rules/attention.yaml:1002:37", 0},
+      {"k", "rules/attention.yaml:1003:37", 0},
       // 1: v
-      {"v", "rules/attention.yaml:1002:40", 1},
+      {"v", "rules/attention.yaml:1003:40", 1},
       // 2: pk
-      {"pk", "rules/attention.yaml:1002:43", 2},
+      {"pk", "rules/attention.yaml:1003:43", 2},
       // 3: pv
-      {"pv", "rules/attention.yaml:1002:47", 3},
+      {"pv", "rules/attention.yaml:1003:47", 3},
       // 4: Reshape(k, split_shape.1.s)
       {"Reshape",
-       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        4, 2},
       // 5: q
-      {"q", "rules/attention.yaml:1003:56", 5},
+      {"q", "rules/attention.yaml:1004:56", 5},
       // 6: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
       {"Reshape",
-       "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        6, 2},
       // 7: Reshape(v, split_shape.2.s)
       {"Reshape",
-       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        7, 2},
       // 8: Concat(pk, cached_heads.1.kh, axis=2)
-      {"Concat", "rules/attention.yaml:292:16 (in cached_heads at rules/attention.yaml:1002:24)", 8,
+      {"Concat", "rules/attention.yaml:292:16 (in cached_heads at rules/attention.yaml:1003:24)", 8,
        2,
-       {{"axis", "rules/attention.yaml:292:31 (in cached_heads at rules/attention.yaml:1002:24)",
+       {{"axis", "rules/attention.yaml:292:31 (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kOneOf, {gen::intLiteral(2), gen::intLiteral(-2)}, true}}},
       // 9: Concat(pv, cached_heads.1.vh, axis=2)
-      {"Concat", "rules/attention.yaml:293:16 (in cached_heads at rules/attention.yaml:1002:24)", 9,
+      {"Concat", "rules/attention.yaml:293:16 (in cached_heads at rules/attention.yaml:1003:24)", 9,
        2,
-       {{"axis", "rules/attention.yaml:293:31 (in cached_heads at rules/attention.yaml:1002:24)",
+       {{"axis", "rules/attention.yaml:293:31 (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kOneOf, {gen::intLiteral(2), gen::intLiteral(-2)}, true}}},
       // 10: Concat(dim.1.d, dim.2.d, _, _, axis=0) | _
       {"split_shape.1.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        10},
       // 11: Transpose(kr, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        11, 1,
        {{"perm",
-         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 12: Reshape(q, split_shape.3.s)
       {"Reshape",
-       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        12, 2},
       // 13: Transpose(kc, perm=[0, 1, 3, 2])
       {"Transpose",
-       "rules/attention.yaml:308:28 (in heads_causal_core at rules/attention.yaml:1003:38)", 13, 1,
+       "rules/attention.yaml:308:28 (in heads_causal_core at rules/attention.yaml:1004:38)", 13, 1,
        {{"perm",
-         "rules/attention.yaml:308:42 (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:308:42 (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 14: Div(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c) | Mul(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c) | MatMul((Mul(...) | Div(...) | heads_causal_core.1.qh), (Mul(...) | Div(...) | scores.1.kt)) | com.microsoft.FusedMatMul(heads_causal_core.1.qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"s",
-       "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        14},
       // 15: Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) | Gather(Shape(kc), -2, axis=0) | Gather(Shape(kc), 2, axis=0)
       {"size_m2.1.n",
-       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        15},
       // 16: Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) | Gather(Shape(heads_causal_core.1.qh), -2, axis=0) | Gather(Shape(heads_causal_core.1.qh), 2, axis=0)
       {"size_m2.2.n",
-       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        16},
       // 17: Cast(causal_slice.1.b, to=9) | causal_slice.1.b
       {"heads_causal_core.1.c",
-       "rules/attention.yaml:209:28 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:209:28 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        17},
       // 18: cfill
       {"cfill",
-       "rules/attention.yaml:310:33 (in heads_causal_core at rules/attention.yaml:1003:38)", 18},
+       "rules/attention.yaml:310:33 (in heads_causal_core at rules/attention.yaml:1004:38)", 18},
       // 19: Where(heads_causal_core.1.c, s, cfill)
       {"Where",
-       "rules/attention.yaml:310:21 (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:310:21 (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 3},
       // 20: cmask
       {"cmask",
-       "rules/attention.yaml:310:41 (in heads_causal_core at rules/attention.yaml:1003:38)", 19},
+       "rules/attention.yaml:310:41 (in heads_causal_core at rules/attention.yaml:1004:38)", 19},
       // 21: Add(Where(heads_causal_core.1.c, s, cfill), cmask)
-      {"Add", "rules/attention.yaml:310:17 (in heads_causal_core at rules/attention.yaml:1003:38)",
+      {"Add", "rules/attention.yaml:310:17 (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 22: Where(heads_causal_core.1.c, s, cfill)
       {"Where",
-       "rules/attention.yaml:310:70 (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:310:70 (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 3},
       // 23: Add(Where(heads_causal_core.1.c, s, cfill), cmask) | Where(heads_causal_core.1.c, s, cfill)
       {"heads_causal_core.1.m",
-       "rules/attention.yaml:310:68 (in heads_causal_core at rules/attention.yaml:1003:38)", 20},
+       "rules/attention.yaml:310:68 (in heads_causal_core at rules/attention.yaml:1004:38)", 20},
       // 24: Softmax(heads_causal_core.1.m, axis=-1)
       {"Softmax",
-       "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axis",
-         "rules/attention.yaml:117:29 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:117:29 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 25: MatMul(Softmax(heads_causal_core.1.m, axis=-1), vc)
       {"MatMul",
-       "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        21, 2},
       // 26: Transpose(merged.1.o, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"perm",
-         "rules/attention.yaml:118:32 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:118:32 (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 27: Concat(dim.3.d, dim.4.d, _, axis=0) | _
       {"merge_shape.1.s",
-       "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        22},
       // 28: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
       {"split_shape.2.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        23},
       // 29: Transpose(vr, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        24, 1,
        {{"perm",
-         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 30: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 31: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
       {"dim.1.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        25},
       // 32: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 33: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
       {"dim.2.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        26},
       // 34: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)"},
       // 35: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)"},
       // 36: Concat(dim.1.d, dim.2.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 37: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)"},
       // 38: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
       {"split_shape.3.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        27},
       // 39: Transpose(qr, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        28, 1,
        {{"perm",
-         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 40: MatMul(heads_causal_core.1.qh, scores.1.kt)
       {"MatMul",
-       "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 41: scores.1.c
       {"scores.1.c",
-       "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        29},
       // 42: Div(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c)
       {"Div",
-       "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 43: MatMul(heads_causal_core.1.qh, scores.1.kt)
       {"MatMul",
-       "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 44: Mul(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c)
       {"Mul",
-       "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 45: scores.1.cq
       {"scores.1.cq",
-       "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        30},
       // 46: Mul(heads_causal_core.1.qh, scores.1.cq)
       {"Mul",
-       "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 47: Div(heads_causal_core.1.qh, scores.1.cq)
       {"Div",
-       "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 48: Mul(heads_causal_core.1.qh, scores.1.cq) | Div(heads_causal_core.1.qh, scores.1.cq) | heads_causal_core.1.qh
       {"alternatives",
-       "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)"},
+       "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)"},
       // 49: scores.1.ck
       {"scores.1.ck",
-       "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        31},
       // 50: Mul(scores.1.kt, scores.1.ck)
       {"Mul",
-       "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 51: Div(scores.1.kt, scores.1.ck)
       {"Div",
-       "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 52: Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt
       {"alternatives",
-       "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)"},
+       "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)"},
       // 53: MatMul((Mul(heads_causal_core.1.qh, scores.1.cq) | Div(heads_causal_core.1.qh, scores.1.cq) | heads_causal_core.1.qh), (Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt))
       {"MatMul",
-       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 54: com.microsoft.FusedMatMul(heads_causal_core.1.qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2,
        {{"transA",
-         "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transB",
-         "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transBatchA",
-         "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transBatchB",
-         "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 55: Shape(kc)
       {"Shape",
-       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 56: Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0])
       {"Slice",
-       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"starts",
-         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
         {"ends",
-         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({-1})}},
         {"axes",
-         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 57: Squeeze(Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0]), axes=[0])
       {"Squeeze",
-       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 58: Shape(kc)
       {"Shape",
-       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 59: -2
       {"constant -2",
-       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-2)},
       // 60: Gather(Shape(kc), -2, axis=0)
       {"Gather",
-       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 61: Shape(kc)
       {"Shape",
-       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 62: 2
       {"constant 2",
-       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 63: Gather(Shape(kc), 2, axis=0)
       {"Gather",
-       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 64: Shape(heads_causal_core.1.qh)
       {"Shape",
-       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 65: Slice(Shape(heads_causal_core.1.qh), starts=[-2], ends=[-1], axes=[0])
       {"Slice",
-       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"starts",
-         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:36 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
         {"ends",
-         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:40 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({-1})}},
         {"axes",
-         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:44 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 66: Squeeze(Slice(Shape(heads_causal_core.1.qh), starts=[-2], ends=[-1], axes=[0]), axes=[0])
       {"Squeeze",
-       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:48 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 67: Shape(heads_causal_core.1.qh)
       {"Shape",
-       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 68: -2
       {"constant -2",
-       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:70 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-2)},
       // 69: Gather(Shape(heads_causal_core.1.qh), -2, axis=0)
       {"Gather",
-       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:222:53 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:222:74 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 70: Shape(heads_causal_core.1.qh)
       {"Shape",
-       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 71: 2
       {"constant 2",
-       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:223:31 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 72: Gather(Shape(heads_causal_core.1.qh), 2, axis=0)
       {"Gather",
-       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:223:14 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:223:34 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 73: tril
       {"tril",
-       "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:207:20 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        32},
       // 74: Sub(size_m2.1.n, size_m2.2.n)
       {"Sub",
-       "rules/attention.yaml:207:36 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:207:36 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2},
       // 75: Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:207:26 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:207:26 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:207:49 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:207:49 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 76: Unsqueeze(size_m2.1.n, axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:207:53 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:207:53 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:207:67 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:207:67 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 77: 2
       {"constant 2",
-       "rules/attention.yaml:207:71 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:207:71 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 78: 1
       {"constant 1",
-       "rules/attention.yaml:207:74 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:207:74 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 79: Slice(tril, Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0]), Unsqueeze(size_m2.1.n, axes=[0]), 2, 1)
       {"Slice",
-       "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:207:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        33, 5},
       // 80: 0
       {"constant 0",
-       "rules/attention.yaml:208:26 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:208:26 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 81: Unsqueeze(size_m2.1.n, axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:208:29 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:208:29 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:208:43 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:208:43 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 82: 3
       {"constant 3",
-       "rules/attention.yaml:208:47 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:208:47 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 83: 1
       {"constant 1",
-       "rules/attention.yaml:208:50 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:208:50 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 84: Slice(causal_slice.1.rows, 0, Unsqueeze(size_m2.1.n, axes=[0]), 3, 1)
       {"Slice",
-       "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        34, 5},
       // 85: Cast(causal_slice.1.b, to=9)
       {"Cast",
-       "rules/attention.yaml:209:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:209:14 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"to",
-         "rules/attention.yaml:209:22 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:209:22 (in causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(9)}}}},
       // 86: _
       {"_",
-       "rules/attention.yaml:59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)"},
+       "rules/attention.yaml:59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)"},
       // 87: 0
       {"constant 0",
-       "rules/attention.yaml:59:25 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:59:25 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 88: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
       {"dim.3.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        35},
       // 89: _
       {"_",
-       "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)"},
+       "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)"},
       // 90: 1
       {"constant 1",
-       "rules/attention.yaml:59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 91: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
       {"dim.4.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        36},
       // 92: _
       {"_",
-       "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)"},
+       "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)"},
       // 93: Concat(dim.3.d, dim.4.d, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:59:11 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:59:11 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 3,
        {{"axis",
-         "rules/attention.yaml:59:75 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:59:75 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 94: _
       {"_",
-       "rules/attention.yaml:59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)"},
+       "rules/attention.yaml:59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)"},
       // 95: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 96: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
       {"dim.5.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        37},
       // 97: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 98: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
       {"dim.6.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        38},
       // 99: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)"},
       // 100: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)"},
       // 101: Concat(dim.5.d, dim.6.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 102: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)"},
       // 103: Shape(k)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1},
       // 104: Gather(Shape(k), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 105: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 106: Shape(k, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 107: Shape(k)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1},
       // 108: Gather(Shape(k), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 109: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 110: Shape(k, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 111: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 112: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
       {"dim.7.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        39},
       // 113: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 114: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
       {"dim.8.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        40},
       // 115: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)"},
       // 116: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)"},
       // 117: Concat(dim.7.d, dim.8.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 118: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)"},
       // 119: Shape(_)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 120: Gather(Shape(_), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 121: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 122: Shape(_, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:59:28 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:59:28 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:59:37 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:59:37 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 123: Shape(_)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 124: Gather(Shape(_), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 125: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 126: Shape(_, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:59:55 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:59:55 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:59:64 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:59:64 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 127: Shape(v)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1},
       // 128: Gather(Shape(v), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 129: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 130: Shape(v, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 131: Shape(v)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1},
       // 132: Gather(Shape(v), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 133: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 134: Shape(v, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 135: Shape(q)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 136: Gather(Shape(q), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 137: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 138: Shape(q, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 139: Shape(q)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1},
       // 140: Gather(Shape(q), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 141: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 142: Shape(q, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:1005:13", "q", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:1006:13", "q", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "_"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kAny}}},
-     {Check::kNative, "rules/attention.yaml:1006:13", "kr", gen::kNoSlot, {"kr", "qr"}, {4, 12},
+     {Check::kNative, "rules/attention.yaml:1007:13", "kr", gen::kNoSlot, {"kr", "qr"}, {4, 12},
       "same_heads", gen::nativePredicate("same_heads")},
-     {Check::kNative, "rules/attention.yaml:1007:13", "vr", gen::kNoSlot, {"vr", "qr"}, {7, 12},
+     {Check::kNative, "rules/attention.yaml:1008:13", "vr", gen::kNoSlot, {"vr", "qr"}, {7, 12},
       "same_head_count", gen::nativePredicate("same_head_count")},
-     {Check::kNative, "rules/attention.yaml:1008:13", "y", gen::kNoSlot, {"y", "vr", "q"},
+     {Check::kNative, "rules/attention.yaml:1009:13", "y", gen::kNoSlot, {"y", "vr", "q"},
       {6, 7, 5}, "merges_heads", gen::nativePredicate("merges_heads")},
      {Check::kShape,
-      "rules/attention.yaml:295:13 (in cached_heads at rules/attention.yaml:1002:24)", "k", 0, {},
+      "rules/attention.yaml:295:13 (in cached_heads at rules/attention.yaml:1003:24)", "k", 0, {},
       {}, "", nullptr, 4, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kShape,
-      "rules/attention.yaml:296:13 (in cached_heads at rules/attention.yaml:1002:24)", "v", 1, {},
+      "rules/attention.yaml:296:13 (in cached_heads at rules/attention.yaml:1003:24)", "v", 1, {},
       {}, "", nullptr, 4, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "DV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
      {Check::kShape,
-      "rules/attention.yaml:297:13 (in cached_heads at rules/attention.yaml:1002:24)", "pk", 2, {},
+      "rules/attention.yaml:297:13 (in cached_heads at rules/attention.yaml:1003:24)", "pk", 2, {},
       {}, "", nullptr, 4, {}, false, false, 0.0, 0.0, {}, {}, {"B", "N", "P", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}, {Dim::kSymbol, 0, 6}}},
      {Check::kShape,
-      "rules/attention.yaml:298:13 (in cached_heads at rules/attention.yaml:1002:24)", "pv", 3, {},
+      "rules/attention.yaml:298:13 (in cached_heads at rules/attention.yaml:1003:24)", "pv", 3, {},
       {}, "", nullptr, 4, {}, false, false, 0.0, 0.0, {}, {}, {"B", "N", "P", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}, {Dim::kSymbol, 0, 7}}},
      {Check::kShape,
-      "rules/attention.yaml:313:16 (in heads_causal_core at rules/attention.yaml:1003:38)", "q", 5,
+      "rules/attention.yaml:313:16 (in heads_causal_core at rules/attention.yaml:1004:38)", "q", 5,
       {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/attention.yaml:313:34 (in heads_causal_core at rules/attention.yaml:1003:38)", "q", 5,
+      "rules/attention.yaml:313:34 (in heads_causal_core at rules/attention.yaml:1004:38)", "q", 5,
       {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kNative,
-      "rules/attention.yaml:314:16 (in heads_causal_core at rules/attention.yaml:1003:38)", "qr",
+      "rules/attention.yaml:314:16 (in heads_causal_core at rules/attention.yaml:1004:38)", "qr",
       gen::kNoSlot, {"qr"}, {12}, "splits_heads", gen::nativePredicate("splits_heads"), 6},
      {Check::kScalar,
-      "rules/attention.yaml:315:16 (in heads_causal_core at rules/attention.yaml:1003:38)", "cfill",
+      "rules/attention.yaml:315:16 (in heads_causal_core at rules/attention.yaml:1004:38)", "cfill",
       18, {}, {}, "", nullptr, 6, {}, true, true, -gen::kInfinity, -1e+04},
      {Check::kNative,
-      "rules/attention.yaml:315:38 (in heads_causal_core at rules/attention.yaml:1003:38)", "cfill",
+      "rules/attention.yaml:315:38 (in heads_causal_core at rules/attention.yaml:1004:38)", "cfill",
       gen::kNoSlot, {"cfill", "s", "heads_causal_core.1.m"}, {18, 14, 20}, "exact_fill",
       gen::nativePredicate("exact_fill"), 6},
      {Check::kNative,
-      "rules/attention.yaml:316:16 (in heads_causal_core at rules/attention.yaml:1003:38)", "cmask",
+      "rules/attention.yaml:316:16 (in heads_causal_core at rules/attention.yaml:1004:38)", "cmask",
       gen::kNoSlot, {"cmask", "s"}, {19, 14}, "exact_masking",
       gen::nativePredicate("exact_masking"), 6},
      {Check::kScalar,
-      "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+      "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
       "scores.1.c", 29, {}, {}, "", nullptr, 14},
      {Check::kScalar,
-      "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+      "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
       "scores.1.cq", 30, {}, {}, "", nullptr, 14},
      {Check::kScalar,
-      "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+      "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
       "scores.1.ck", 31, {}, {}, "", nullptr, 14},
      {Check::kNative,
-      "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+      "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
       "heads_causal_core.1.qh", gen::kNoSlot, {"heads_causal_core.1.qh"}, {28}, "unscaled",
       gen::nativePredicate("unscaled"), 14},
      {Check::kNative,
-      "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38)",
+      "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38)",
       "scores.1.kt", gen::kNoSlot, {"scores.1.kt"}, {13}, "unscaled",
       gen::nativePredicate("unscaled"), 14}},
     // rewrite variants
@@ -55344,7 +55352,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   // matchAny115, matchAny116, matchAny118, matchShape127, matchShape130, matchShape134.
 
   /// kr = Reshape(k, split_shape.1.s)  (rules/attention.yaml:65:11 (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
@@ -55355,7 +55363,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
   /// (rules/attention.yaml:118:11 (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -55365,7 +55373,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// vr = Reshape(v, split_shape.2.s)  (rules/attention.yaml:65:11 (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
@@ -55375,7 +55383,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// kc = Concat(pk, cached_heads.1.kh, axis=2)  (rules/attention.yaml:292:16 (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchKc(ValueId v, gen::Next k) {
     if (seen(kKc)) return same(kKc, v) && k();
     if (!bind(kKc, v)) return false;
@@ -55385,7 +55393,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// vc = Concat(pv, cached_heads.1.vh, axis=2)  (rules/attention.yaml:293:16 (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchVc(ValueId v, gen::Next k) {
     if (seen(kVc)) return same(kVc, v) && k();
     if (!bind(kVc, v)) return false;
@@ -55396,7 +55404,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// split_shape.1.s = Concat(dim.1.d, dim.2.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
   /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in
-  /// cached_heads at rules/attention.yaml:1002:24))
+  /// cached_heads at rules/attention.yaml:1003:24))
   bool matchSplitShape1S(ValueId v, gen::Next k) {
     if (seen(kSplitShape1S)) return same(kSplitShape1S, v) && k();
     if (!bind(kSplitShape1S, v)) return false;
@@ -55409,7 +55417,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// cached_heads.1.kh = Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:66:11 (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchCachedHeads1Kh(ValueId v, gen::Next k) {
     if (seen(kCachedHeads1Kh)) return same(kCachedHeads1Kh, v) && k();
     if (!bind(kCachedHeads1Kh, v)) return false;
@@ -55419,7 +55427,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// qr = Reshape(q, split_shape.3.s)  (rules/attention.yaml:65:11 (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchQr(ValueId v, gen::Next k) {
     if (seen(kQr)) return same(kQr, v) && k();
     if (!bind(kQr, v)) return false;
@@ -55429,7 +55437,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// scores.1.kt = Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:308:28 (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchScores1Kt(ValueId v, gen::Next k) {
     if (seen(kScores1Kt)) return same(kScores1Kt, v) && k();
     if (!bind(kScores1Kt, v)) return false;
@@ -55443,7 +55451,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// heads_causal_core.1.qh), (Mul(...) | Div(...) | scores.1.kt)) |
   /// com.microsoft.FusedMatMul(heads_causal_core.1.qh, scores.1.kt, transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:83:34 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -55462,7 +55470,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// size_m2.1.n = Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) |
   /// Gather(Shape(kc), -2, axis=0) | Gather(Shape(kc), 2, axis=0)  (rules/attention.yaml:222:51 (in
   /// size_m2 at rules/attention.yaml:309:30) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchSizeM21N(ValueId v, gen::Next k) {
     if (seen(kSizeM21N)) return same(kSizeM21N, v) && k();
     if (!bind(kSizeM21N, v)) return false;
@@ -55479,7 +55487,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// size_m2.2.n = Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) |
   /// Gather(Shape(heads_causal_core.1.qh), -2, axis=0) | Gather(Shape(heads_causal_core.1.qh), 2,
   /// axis=0)  (rules/attention.yaml:222:51 (in size_m2 at rules/attention.yaml:309:43) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchSizeM22N(ValueId v, gen::Next k) {
     if (seen(kSizeM22N)) return same(kSizeM22N, v) && k();
     if (!bind(kSizeM22N, v)) return false;
@@ -55495,7 +55503,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// heads_causal_core.1.c = Cast(causal_slice.1.b, to=9) | causal_slice.1.b 
   /// (rules/attention.yaml:209:28 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchHeadsCausalCore1C(ValueId v, gen::Next k) {
     if (seen(kHeadsCausalCore1C)) return same(kHeadsCausalCore1C, v) && k();
     if (!bind(kHeadsCausalCore1C, v)) return false;
@@ -55508,7 +55516,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Where(heads_causal_core.1.c, s, cfill)  (rules/attention.yaml:310:21 (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchWhere19(ValueId v, gen::Next k) {
     if (seen(kWhere19)) return same(kWhere19, v) && k();
     if (!bind(kWhere19, v)) return false;
@@ -55522,7 +55530,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Add(Where(heads_causal_core.1.c, s, cfill), cmask)  (rules/attention.yaml:310:17 (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -55537,7 +55545,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Where(heads_causal_core.1.c, s, cfill)  (rules/attention.yaml:310:70 (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchWhere22(ValueId v, gen::Next k) {
     if (seen(kWhere22)) return same(kWhere22, v) && k();
     if (!bind(kWhere22, v)) return false;
@@ -55552,7 +55560,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// heads_causal_core.1.m = Add(Where(heads_causal_core.1.c, s, cfill), cmask) |
   /// Where(heads_causal_core.1.c, s, cfill)  (rules/attention.yaml:310:68 (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchHeadsCausalCore1M(ValueId v, gen::Next k) {
     if (seen(kHeadsCausalCore1M)) return same(kHeadsCausalCore1M, v) && k();
     if (!bind(kHeadsCausalCore1M, v)) return false;
@@ -55565,7 +55573,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Softmax(heads_causal_core.1.m, axis=-1)  (rules/attention.yaml:117:18 (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -55576,7 +55584,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// merged.1.o = MatMul(Softmax(heads_causal_core.1.m, axis=-1), vc)  (rules/attention.yaml:117:11
   /// (in merged at rules/attention.yaml:311:17) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchMerged1O(ValueId v, gen::Next k) {
     if (seen(kMerged1O)) return same(kMerged1O, v) && k();
     if (!bind(kMerged1O, v)) return false;
@@ -55586,7 +55594,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Transpose(merged.1.o, perm=[0, 2, 1, 3])  (rules/attention.yaml:118:19 (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -55597,7 +55605,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// merge_shape.1.s = Concat(dim.3.d, dim.4.d, _, axis=0) | _  (rules/attention.yaml:59:83 (in
   /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchMergeShape1S(ValueId v, gen::Next k) {
     if (seen(kMergeShape1S)) return same(kMergeShape1S, v) && k();
     if (!bind(kMergeShape1S, v)) return false;
@@ -55611,7 +55619,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// split_shape.2.s = Concat(dim.5.d, dim.6.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
   /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in
-  /// cached_heads at rules/attention.yaml:1002:24))
+  /// cached_heads at rules/attention.yaml:1003:24))
   bool matchSplitShape2S(ValueId v, gen::Next k) {
     if (seen(kSplitShape2S)) return same(kSplitShape2S, v) && k();
     if (!bind(kSplitShape2S, v)) return false;
@@ -55624,7 +55632,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// cached_heads.1.vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:66:11 (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchCachedHeads1Vh(ValueId v, gen::Next k) {
     if (seen(kCachedHeads1Vh)) return same(kCachedHeads1Vh, v) && k();
     if (!bind(kCachedHeads1Vh, v)) return false;
@@ -55636,7 +55644,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchDim1D(ValueId v, gen::Next k) {
     if (seen(kDim1D)) return same(kDim1D, v) && k();
     if (!bind(kDim1D, v)) return false;
@@ -55651,7 +55659,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchDim2D(ValueId v, gen::Next k) {
     if (seen(kDim2D)) return same(kDim2D, v) && k();
     if (!bind(kDim2D, v)) return false;
@@ -55665,7 +55673,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Concat(dim.1.d, dim.2.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchConcat36(ValueId v, gen::Next k) {
     if (seen(kConcat36)) return same(kConcat36, v) && k();
     if (!bind(kConcat36, v)) return false;
@@ -55682,7 +55690,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// split_shape.3.s = Concat(dim.7.d, dim.8.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
   /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchSplitShape3S(ValueId v, gen::Next k) {
     if (seen(kSplitShape3S)) return same(kSplitShape3S, v) && k();
     if (!bind(kSplitShape3S, v)) return false;
@@ -55695,7 +55703,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// heads_causal_core.1.qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:66:11 (in
-  /// heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads at rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchHeadsCausalCore1Qh(ValueId v, gen::Next k) {
     if (seen(kHeadsCausalCore1Qh)) return same(kHeadsCausalCore1Qh, v) && k();
     if (!bind(kHeadsCausalCore1Qh, v)) return false;
@@ -55705,7 +55713,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// MatMul(heads_causal_core.1.qh, scores.1.kt)  (rules/attention.yaml:83:16 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchMatMul40(ValueId v, gen::Next k) {
     if (seen(kMatMul40)) return same(kMatMul40, v) && k();
     if (!bind(kMatMul40, v)) return false;
@@ -55715,7 +55723,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Div(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:12 (in
-  /// scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchDiv42(ValueId v, gen::Next k) {
     if (seen(kDiv42)) return same(kDiv42, v) && k();
     if (!bind(kDiv42, v)) return false;
@@ -55725,7 +55733,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// MatMul(heads_causal_core.1.qh, scores.1.kt)  (rules/attention.yaml:83:40 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchMatMul43(ValueId v, gen::Next k) {
     if (seen(kMatMul43)) return same(kMatMul43, v) && k();
     if (!bind(kMatMul43, v)) return false;
@@ -55735,7 +55743,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Mul(MatMul(heads_causal_core.1.qh, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:36 (in
-  /// scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// scores at rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchMul44(ValueId v, gen::Next k) {
     if (seen(kMul44)) return same(kMul44, v) && k();
     if (!bind(kMul44, v)) return false;
@@ -55750,7 +55758,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Mul(heads_causal_core.1.qh, scores.1.cq)  (rules/attention.yaml:84:21 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchMul46(ValueId v, gen::Next k) {
     if (seen(kMul46)) return same(kMul46, v) && k();
     if (!bind(kMul46, v)) return false;
@@ -55765,7 +55773,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Div(heads_causal_core.1.qh, scores.1.cq)  (rules/attention.yaml:84:34 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchDiv47(ValueId v, gen::Next k) {
     if (seen(kDiv47)) return same(kDiv47, v) && k();
     if (!bind(kDiv47, v)) return false;
@@ -55776,7 +55784,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Mul(heads_causal_core.1.qh, scores.1.cq) | Div(heads_causal_core.1.qh, scores.1.cq) |
   /// heads_causal_core.1.qh  (rules/attention.yaml:84:32 (in scores at rules/attention.yaml:308:17)
-  /// (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchAnyOf48(ValueId v, gen::Next k) {
     if (seen(kAnyOf48)) return same(kAnyOf48, v) && k();
     if (!bind(kAnyOf48, v)) return false;
@@ -55791,7 +55799,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Mul(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:50 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchMul50(ValueId v, gen::Next k) {
     if (seen(kMul50)) return same(kMul50, v) && k();
     if (!bind(kMul50, v)) return false;
@@ -55806,7 +55814,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Div(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:64 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchDiv51(ValueId v, gen::Next k) {
     if (seen(kDiv51)) return same(kDiv51, v) && k();
     if (!bind(kDiv51, v)) return false;
@@ -55817,7 +55825,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt 
   /// (rules/attention.yaml:84:62 (in scores at rules/attention.yaml:308:17) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchAnyOf52(ValueId v, gen::Next k) {
     if (seen(kAnyOf52)) return same(kAnyOf52, v) && k();
     if (!bind(kAnyOf52, v)) return false;
@@ -55834,7 +55842,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// MatMul((Mul(heads_causal_core.1.qh, scores.1.cq) | Div(heads_causal_core.1.qh, scores.1.cq) |
   /// heads_causal_core.1.qh), (Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) |
   /// scores.1.kt))  (rules/attention.yaml:84:14 (in scores at rules/attention.yaml:308:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchMatMul53(ValueId v, gen::Next k) {
     if (seen(kMatMul53)) return same(kMatMul53, v) && k();
     if (!bind(kMatMul53, v)) return false;
@@ -55845,7 +55853,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// com.microsoft.FusedMatMul(heads_causal_core.1.qh, scores.1.kt, transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:85:14 (in scores at
-  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:308:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -55855,7 +55863,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Shape(kc)  (rules/attention.yaml:222:26 (in size_m2 at rules/attention.yaml:309:30) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape55(ValueId v, gen::Next k) {
     if (seen(kShape55)) return same(kShape55, v) && k();
     if (!bind(kShape55, v)) return false;
@@ -55865,7 +55873,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0])  (rules/attention.yaml:222:20 (in size_m2
-  /// at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchSlice56(ValueId v, gen::Next k) {
     if (seen(kSlice56)) return same(kSlice56, v) && k();
     if (!bind(kSlice56, v)) return false;
@@ -55876,7 +55884,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Squeeze(Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0]), axes=[0]) 
   /// (rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:30) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchSqueeze57(ValueId v, gen::Next k) {
     if (seen(kSqueeze57)) return same(kSqueeze57, v) && k();
     if (!bind(kSqueeze57, v)) return false;
@@ -55886,7 +55894,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Shape(kc)  (rules/attention.yaml:222:60 (in size_m2 at rules/attention.yaml:309:30) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape58(ValueId v, gen::Next k) {
     if (seen(kShape58)) return same(kShape58, v) && k();
     if (!bind(kShape58, v)) return false;
@@ -55896,7 +55904,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Gather(Shape(kc), -2, axis=0)  (rules/attention.yaml:222:53 (in size_m2 at
-  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchGather60(ValueId v, gen::Next k) {
     if (seen(kGather60)) return same(kGather60, v) && k();
     if (!bind(kGather60, v)) return false;
@@ -55906,7 +55914,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Shape(kc)  (rules/attention.yaml:223:21 (in size_m2 at rules/attention.yaml:309:30) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape61(ValueId v, gen::Next k) {
     if (seen(kShape61)) return same(kShape61, v) && k();
     if (!bind(kShape61, v)) return false;
@@ -55916,7 +55924,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Gather(Shape(kc), 2, axis=0)  (rules/attention.yaml:223:14 (in size_m2 at
-  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:30) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchGather63(ValueId v, gen::Next k) {
     if (seen(kGather63)) return same(kGather63, v) && k();
     if (!bind(kGather63, v)) return false;
@@ -55926,7 +55934,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Shape(heads_causal_core.1.qh)  (rules/attention.yaml:222:26 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape64(ValueId v, gen::Next k) {
     if (seen(kShape64)) return same(kShape64, v) && k();
     if (!bind(kShape64, v)) return false;
@@ -55937,7 +55945,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Slice(Shape(heads_causal_core.1.qh), starts=[-2], ends=[-1], axes=[0]) 
   /// (rules/attention.yaml:222:20 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchSlice65(ValueId v, gen::Next k) {
     if (seen(kSlice65)) return same(kSlice65, v) && k();
     if (!bind(kSlice65, v)) return false;
@@ -55948,7 +55956,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Squeeze(Slice(Shape(heads_causal_core.1.qh), starts=[-2], ends=[-1], axes=[0]), axes=[0]) 
   /// (rules/attention.yaml:222:12 (in size_m2 at rules/attention.yaml:309:43) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchSqueeze66(ValueId v, gen::Next k) {
     if (seen(kSqueeze66)) return same(kSqueeze66, v) && k();
     if (!bind(kSqueeze66, v)) return false;
@@ -55958,7 +55966,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Shape(heads_causal_core.1.qh)  (rules/attention.yaml:222:60 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape67(ValueId v, gen::Next k) {
     if (seen(kShape67)) return same(kShape67, v) && k();
     if (!bind(kShape67, v)) return false;
@@ -55968,7 +55976,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Gather(Shape(heads_causal_core.1.qh), -2, axis=0)  (rules/attention.yaml:222:53 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchGather69(ValueId v, gen::Next k) {
     if (seen(kGather69)) return same(kGather69, v) && k();
     if (!bind(kGather69, v)) return false;
@@ -55978,7 +55986,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Shape(heads_causal_core.1.qh)  (rules/attention.yaml:223:21 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape70(ValueId v, gen::Next k) {
     if (seen(kShape70)) return same(kShape70, v) && k();
     if (!bind(kShape70, v)) return false;
@@ -55988,7 +55996,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Gather(Shape(heads_causal_core.1.qh), 2, axis=0)  (rules/attention.yaml:223:14 (in size_m2 at
-  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:43) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchGather72(ValueId v, gen::Next k) {
     if (seen(kGather72)) return same(kGather72, v) && k();
     if (!bind(kGather72, v)) return false;
@@ -55998,7 +56006,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Sub(size_m2.1.n, size_m2.2.n)  (rules/attention.yaml:207:36 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchSub(ValueId v, gen::Next k) {
     if (seen(kSub)) return same(kSub, v) && k();
     if (!bind(kSub, v)) return false;
@@ -56009,7 +56017,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0])  (rules/attention.yaml:207:26 (in
   /// causal_slice at rules/attention.yaml:309:17) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchUnsqueeze75(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze75)) return same(kUnsqueeze75, v) && k();
     if (!bind(kUnsqueeze75, v)) return false;
@@ -56019,7 +56027,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Unsqueeze(size_m2.1.n, axes=[0])  (rules/attention.yaml:207:53 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchUnsqueeze76(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze76)) return same(kUnsqueeze76, v) && k();
     if (!bind(kUnsqueeze76, v)) return false;
@@ -56030,7 +56038,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// causal_slice.1.rows = Slice(tril, Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0]),
   /// Unsqueeze(size_m2.1.n, axes=[0]), 2, 1)  (rules/attention.yaml:207:14 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchCausalSlice1Rows(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1Rows)) return same(kCausalSlice1Rows, v) && k();
     if (!bind(kCausalSlice1Rows, v)) return false;
@@ -56048,7 +56056,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Unsqueeze(size_m2.1.n, axes=[0])  (rules/attention.yaml:208:29 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchUnsqueeze81(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze81)) return same(kUnsqueeze81, v) && k();
     if (!bind(kUnsqueeze81, v)) return false;
@@ -56059,7 +56067,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// causal_slice.1.b = Slice(causal_slice.1.rows, 0, Unsqueeze(size_m2.1.n, axes=[0]), 3, 1) 
   /// (rules/attention.yaml:208:14 (in causal_slice at rules/attention.yaml:309:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchCausalSlice1B(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1B)) return same(kCausalSlice1B, v) && k();
     if (!bind(kCausalSlice1B, v)) return false;
@@ -56077,7 +56085,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// Cast(causal_slice.1.b, to=9)  (rules/attention.yaml:209:14 (in causal_slice at
-  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:309:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -56089,7 +56097,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchDim3D(ValueId v, gen::Next k) {
     if (seen(kDim3D)) return same(kDim3D, v) && k();
     if (!bind(kDim3D, v)) return false;
@@ -56104,7 +56112,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchDim4D(ValueId v, gen::Next k) {
     if (seen(kDim4D)) return same(kDim4D, v) && k();
     if (!bind(kDim4D, v)) return false;
@@ -56118,7 +56126,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Concat(dim.3.d, dim.4.d, _, axis=0)  (rules/attention.yaml:59:11 (in merge_shape at
   /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchConcat93(ValueId v, gen::Next k) {
     if (seen(kConcat93)) return same(kConcat93, v) && k();
     if (!bind(kConcat93, v)) return false;
@@ -56134,7 +56142,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// dim.5.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchDim5D(ValueId v, gen::Next k) {
     if (seen(kDim5D)) return same(kDim5D, v) && k();
     if (!bind(kDim5D, v)) return false;
@@ -56149,7 +56157,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// dim.6.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchDim6D(ValueId v, gen::Next k) {
     if (seen(kDim6D)) return same(kDim6D, v) && k();
     if (!bind(kDim6D, v)) return false;
@@ -56163,7 +56171,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Concat(dim.5.d, dim.6.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchConcat101(ValueId v, gen::Next k) {
     if (seen(kConcat101)) return same(kConcat101, v) && k();
     if (!bind(kConcat101, v)) return false;
@@ -56180,7 +56188,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(k)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchShape103(ValueId v, gen::Next k) {
     if (seen(kShape103)) return same(kShape103, v) && k();
     if (!bind(kShape103, v)) return false;
@@ -56191,7 +56199,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchGather104(ValueId v, gen::Next k) {
     if (seen(kGather104)) return same(kGather104, v) && k();
     if (!bind(kGather104, v)) return false;
@@ -56202,7 +56210,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchUnsqueeze105(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze105)) return same(kUnsqueeze105, v) && k();
     if (!bind(kUnsqueeze105, v)) return false;
@@ -56213,7 +56221,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(k, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in
-  /// cached_heads at rules/attention.yaml:1002:24))
+  /// cached_heads at rules/attention.yaml:1003:24))
   bool matchShape106(ValueId v, gen::Next k) {
     if (seen(kShape106)) return same(kShape106, v) && k();
     if (!bind(kShape106, v)) return false;
@@ -56224,7 +56232,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(k)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchShape107(ValueId v, gen::Next k) {
     if (seen(kShape107)) return same(kShape107, v) && k();
     if (!bind(kShape107, v)) return false;
@@ -56235,7 +56243,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchGather108(ValueId v, gen::Next k) {
     if (seen(kGather108)) return same(kGather108, v) && k();
     if (!bind(kGather108, v)) return false;
@@ -56246,7 +56254,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchUnsqueeze109(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze109)) return same(kUnsqueeze109, v) && k();
     if (!bind(kUnsqueeze109, v)) return false;
@@ -56257,7 +56265,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(k, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in
-  /// cached_heads at rules/attention.yaml:1002:24))
+  /// cached_heads at rules/attention.yaml:1003:24))
   bool matchShape110(ValueId v, gen::Next k) {
     if (seen(kShape110)) return same(kShape110, v) && k();
     if (!bind(kShape110, v)) return false;
@@ -56269,7 +56277,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// dim.7.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchDim7D(ValueId v, gen::Next k) {
     if (seen(kDim7D)) return same(kDim7D, v) && k();
     if (!bind(kDim7D, v)) return false;
@@ -56282,7 +56290,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   }
 
   /// 1  (rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchConstant113(ValueId v, gen::Next k) {
     if (seen(kConstant113)) return same(kConstant113, v) && k();
     return bind(kConstant113, v) && constant(kConstant113, v) && k();
@@ -56291,7 +56299,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
   /// dim.8.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchDim8D(ValueId v, gen::Next k) {
     if (seen(kDim8D)) return same(kDim8D, v) && k();
     if (!bind(kDim8D, v)) return false;
@@ -56305,7 +56313,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Concat(dim.7.d, dim.8.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core at
-  /// rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:1004:38))
   bool matchConcat117(ValueId v, gen::Next k) {
     if (seen(kConcat117)) return same(kConcat117, v) && k();
     if (!bind(kConcat117, v)) return false;
@@ -56322,7 +56330,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(_)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape
   /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape119(ValueId v, gen::Next k) {
     if (seen(kShape119)) return same(kShape119, v) && k();
     if (!bind(kShape119, v)) return false;
@@ -56333,7 +56341,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchGather120(ValueId v, gen::Next k) {
     if (seen(kGather120)) return same(kGather120, v) && k();
     if (!bind(kGather120, v)) return false;
@@ -56344,7 +56352,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchUnsqueeze121(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze121)) return same(kUnsqueeze121, v) && k();
     if (!bind(kUnsqueeze121, v)) return false;
@@ -56355,7 +56363,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(_, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18)
   /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape122(ValueId v, gen::Next k) {
     if (seen(kShape122)) return same(kShape122, v) && k();
     if (!bind(kShape122, v)) return false;
@@ -56366,7 +56374,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(_)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape
   /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape123(ValueId v, gen::Next k) {
     if (seen(kShape123)) return same(kShape123, v) && k();
     if (!bind(kShape123, v)) return false;
@@ -56377,7 +56385,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchGather124(ValueId v, gen::Next k) {
     if (seen(kGather124)) return same(kGather124, v) && k();
     if (!bind(kGather124, v)) return false;
@@ -56388,7 +56396,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:311:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchUnsqueeze125(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze125)) return same(kUnsqueeze125, v) && k();
     if (!bind(kUnsqueeze125, v)) return false;
@@ -56399,7 +56407,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(_, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45)
   /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:311:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape126(ValueId v, gen::Next k) {
     if (seen(kShape126)) return same(kShape126, v) && k();
     if (!bind(kShape126, v)) return false;
@@ -56410,7 +56418,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchGather128(ValueId v, gen::Next k) {
     if (seen(kGather128)) return same(kGather128, v) && k();
     if (!bind(kGather128, v)) return false;
@@ -56421,7 +56429,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchUnsqueeze129(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze129)) return same(kUnsqueeze129, v) && k();
     if (!bind(kUnsqueeze129, v)) return false;
@@ -56432,7 +56440,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(v)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:1003:24))
   bool matchShape131(ValueId v, gen::Next k) {
     if (seen(kShape131)) return same(kShape131, v) && k();
     if (!bind(kShape131, v)) return false;
@@ -56443,7 +56451,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchGather132(ValueId v, gen::Next k) {
     if (seen(kGather132)) return same(kGather132, v) && k();
     if (!bind(kGather132, v)) return false;
@@ -56454,7 +56462,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1002:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1003:24))
   bool matchUnsqueeze133(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze133)) return same(kUnsqueeze133, v) && k();
     if (!bind(kUnsqueeze133, v)) return false;
@@ -56465,7 +56473,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(q)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchShape135(ValueId v, gen::Next k) {
     if (seen(kShape135)) return same(kShape135, v) && k();
     if (!bind(kShape135, v)) return false;
@@ -56476,7 +56484,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchGather136(ValueId v, gen::Next k) {
     if (seen(kGather136)) return same(kGather136, v) && k();
     if (!bind(kGather136, v)) return false;
@@ -56487,7 +56495,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchUnsqueeze137(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze137)) return same(kUnsqueeze137, v) && k();
     if (!bind(kUnsqueeze137, v)) return false;
@@ -56498,7 +56506,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(q, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape138(ValueId v, gen::Next k) {
     if (seen(kShape138)) return same(kShape138, v) && k();
     if (!bind(kShape138, v)) return false;
@@ -56509,7 +56517,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(q)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in heads_causal_core
-  /// at rules/attention.yaml:1003:38))
+  /// at rules/attention.yaml:1004:38))
   bool matchShape139(ValueId v, gen::Next k) {
     if (seen(kShape139)) return same(kShape139, v) && k();
     if (!bind(kShape139, v)) return false;
@@ -56520,7 +56528,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchGather140(ValueId v, gen::Next k) {
     if (seen(kGather140)) return same(kGather140, v) && k();
     if (!bind(kGather140, v)) return false;
@@ -56531,7 +56539,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1003:38))
+  /// rules/attention.yaml:307:17) (in heads_causal_core at rules/attention.yaml:1004:38))
   bool matchUnsqueeze141(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze141)) return same(kUnsqueeze141, v) && k();
     if (!bind(kUnsqueeze141, v)) return false;
@@ -56542,7 +56550,7 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   /// Shape(q, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:307:17) (in
-  /// heads_causal_core at rules/attention.yaml:1003:38))
+  /// heads_causal_core at rules/attention.yaml:1004:38))
   bool matchShape142(ValueId v, gen::Next k) {
     if (seen(kShape142)) return same(kShape142, v) && k();
     if (!bind(kShape142, v)) return false;
@@ -56553,17 +56561,17 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
 
   // ---- Rewrite
 
-  /// Variant 0 (when @scores_causal_mask), rules/attention.yaml:1011:5:
+  /// Variant 0 (when @scores_causal_mask), rules/attention.yaml:1012:5:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(Cast(Slice(Slice(tril, Sub(Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(q), tensor([1]), tensor([2]))), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), tensor([2]), tensor([1])), tensor([0]), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), tensor([3]), tensor([1])), to=9), tensor(like(cfill), 0.0), cfill), cmask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), axis=0)), pk, pv, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   kc = output 1
   ///   vc = output 2
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1010:30", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1012:37", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1012:40", "v")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:1012:60", "tril")) return false;
-    if (!requireBound(kSlotPk, "rules/attention.yaml:1010:33", "pk")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1011:30", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1013:37", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1013:40", "v")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:1013:60", "tril")) return false;
+    if (!requireBound(kSlotPk, "rules/attention.yaml:1011:33", "pk")) return false;
     std::vector<onnx::AttributeProto> attrs32;
     std::optional<onnx::TensorProto> t33 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t33) return false;
@@ -56594,27 +56602,27 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
         gen::floatLiteral(0.0),
         kSlotCfill,
         {},
-        "rules/attention.yaml:427:72 (in given_heads_bias at rules/attention.yaml:1012:43)",
+        "rules/attention.yaml:427:72 (in given_heads_bias at rules/attention.yaml:1013:43)",
         "cfill");
     if (!t25) return false;
-    if (!requireBound(kSlotCfill, "rules/attention.yaml:1012:74", "cfill")) return false;
+    if (!requireBound(kSlotCfill, "rules/attention.yaml:1013:74", "cfill")) return false;
     std::vector<onnx::AttributeProto> attrs26;
-    if (!requireBound(kSlotCmask, "rules/attention.yaml:1012:81", "cmask")) return false;
+    if (!requireBound(kSlotCmask, "rules/attention.yaml:1013:81", "cmask")) return false;
     std::vector<onnx::AttributeProto> attrs27;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs9;
     attrs9.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
-    if (!requireBound(kSlotPv, "rules/attention.yaml:1013:38", "pv")) return false;
+    if (!requireBound(kSlotPv, "rules/attention.yaml:1014:38", "pv")) return false;
     std::vector<onnx::AttributeProto> attrs14;
     std::optional<onnx::AttributeProto> a14_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1012:19)",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1012:19)");
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1013:19)",
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1013:19)");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = attrHelper(
@@ -56622,8 +56630,8 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1012:19)",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1012:19)");
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1013:19)",
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1013:19)");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     collectMatched();
@@ -56631,20 +56639,20 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1011:5",
-        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1012:19)")) return false;
+        "rules/attention.yaml:1012:5",
+        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1013:19)")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1011:5",
-        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1012:19)")) return false;
+        "rules/attention.yaml:1012:5",
+        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1013:19)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1011:5",
-        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1012:19)")) return false;
+        "rules/attention.yaml:1012:5",
+        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1013:19)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -56772,17 +56780,17 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v14}, {s_.provided[1], v30}, {s_.provided[2], v31}});
   }
 
-  /// Variant 1, rules/attention.yaml:1011:5:
+  /// Variant 1, rules/attention.yaml:1012:5:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(Cast(Slice(Slice(tril, Sub(Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(q), tensor([1]), tensor([2]))), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), tensor([2]), tensor([1])), tensor([0]), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), tensor([3]), tensor([1])), to=9), tensor(like(cfill), 0.0), cfill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), axis=0)), pk, pv, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   kc = output 1
   ///   vc = output 2
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1010:30", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1012:37", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1012:40", "v")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:1012:60", "tril")) return false;
-    if (!requireBound(kSlotPk, "rules/attention.yaml:1010:33", "pk")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1011:30", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1013:37", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1013:40", "v")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:1013:60", "tril")) return false;
+    if (!requireBound(kSlotPk, "rules/attention.yaml:1011:33", "pk")) return false;
     std::vector<onnx::AttributeProto> attrs31;
     std::optional<onnx::TensorProto> t32 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t32) return false;
@@ -56813,25 +56821,25 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
         gen::floatLiteral(0.0),
         kSlotCfill,
         {},
-        "rules/attention.yaml:430:68 (in given_heads_bias at rules/attention.yaml:1012:43)",
+        "rules/attention.yaml:430:68 (in given_heads_bias at rules/attention.yaml:1013:43)",
         "cfill");
     if (!t25) return false;
-    if (!requireBound(kSlotCfill, "rules/attention.yaml:1012:74", "cfill")) return false;
+    if (!requireBound(kSlotCfill, "rules/attention.yaml:1013:74", "cfill")) return false;
     std::vector<onnx::AttributeProto> attrs26;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs9;
     attrs9.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
-    if (!requireBound(kSlotPv, "rules/attention.yaml:1013:38", "pv")) return false;
+    if (!requireBound(kSlotPv, "rules/attention.yaml:1014:38", "pv")) return false;
     std::vector<onnx::AttributeProto> attrs14;
     std::optional<onnx::AttributeProto> a14_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1012:19)",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1012:19)");
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1013:19)",
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1013:19)");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = attrHelper(
@@ -56839,8 +56847,8 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1012:19)",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1012:19)");
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1013:19)",
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1013:19)");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     collectMatched();
@@ -56848,20 +56856,20 @@ class MultiHeadAttentionCacheMatch : public AttentionSharedMatch<MultiHeadAttent
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1011:5",
-        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1012:19)")) return false;
+        "rules/attention.yaml:1012:5",
+        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1013:19)")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1011:5",
-        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1012:19)")) return false;
+        "rules/attention.yaml:1012:5",
+        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1013:19)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1011:5",
-        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1012:19)")) return false;
+        "rules/attention.yaml:1012:5",
+        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1013:19)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -56991,7 +56999,7 @@ class MultiHeadAttentionCacheRule : public RewritePattern {
             root,
             88,
             {"ort"},
-            "rules/attention.yaml:997:5",
+            "rules/attention.yaml:998:5",
             {op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kAdd, op::kShape, op::kCast, op::kWhere, op::kSub}}),
         root_output_(root_output) {}
 
@@ -57013,7 +57021,7 @@ class MultiHeadAttentionCacheRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:1022
+// Generated from: rules/attention.yaml:1023
 // multi_head_attention_cache_masked (priority 87): Attention on K/V concatenated to separate caches under an additive mask (BART, Whisper decoders with past).
 //===----------------------------------------------------------------------===//
 
@@ -57021,7 +57029,7 @@ class MultiHeadAttentionCacheRule : public RewritePattern {
 const gen::RuleSpec& specMultiHeadAttentionCacheMasked() {
   static const gen::RuleSpec spec = {
     "multi_head_attention_cache_masked",
-    "rules/attention.yaml:1022:5",
+    "rules/attention.yaml:1023:5",
     10,  // root expr
     // slots
     {"k", "v", "pk", "pv", "kr", "q", "qr", "scores.1.kt", "s", "m", "y", "vr", "kc", "vc",
@@ -57034,607 +57042,607 @@ const gen::RuleSpec& specMultiHeadAttentionCacheMasked() {
     // exprs
     {
       // 0: k
-      {"k", "rules/attention.yaml:1027:37", 0},
+      {"k", "rules/attention.yaml:1028:37", 0},
       // 1: v
-      {"v", "rules/attention.yaml:1027:40", 1},
+      {"v", "rules/attention.yaml:1028:40", 1},
       // 2: pk
-      {"pk", "rules/attention.yaml:1027:43", 2},
+      {"pk", "rules/attention.yaml:1028:43", 2},
       // 3: pv
-      {"pv", "rules/attention.yaml:1027:47", 3},
+      {"pv", "rules/attention.yaml:1028:47", 3},
       // 4: Reshape(k, split_shape.1.s)
       {"Reshape",
-       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        4, 2},
       // 5: q
-      {"q", "rules/attention.yaml:1028:22", 5},
+      {"q", "rules/attention.yaml:1029:22", 5},
       // 6: Reshape(q, split_shape.2.s)
-      {"Reshape", "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:1028:16)", 6, 2},
+      {"Reshape", "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:1029:16)", 6, 2},
       // 7: Transpose(kc, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/attention.yaml:1029:27", 7, 1,
-       {{"perm", "rules/attention.yaml:1029:41", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      {"Transpose", "rules/attention.yaml:1030:27", 7, 1,
+       {{"perm", "rules/attention.yaml:1030:41", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 8: Div(MatMul(qh, scores.1.kt), scores.1.c) | Mul(MatMul(qh, scores.1.kt), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | scores.1.kt)) | com.microsoft.FusedMatMul(qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
-      {"s", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1029:16)", 8},
+      {"s", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1030:16)", 8},
       // 9: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, Slice(mask, 0, masked.1.len, 3, 1)) | Add(s, Slice(mask, 0, masked.1.len, 3)) | Add(s, mask) | s
-      {"m", "rules/attention.yaml:103:59 (in masked at rules/attention.yaml:1030:39)", 9},
+      {"m", "rules/attention.yaml:103:59 (in masked at rules/attention.yaml:1031:39)", 9},
       // 10: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
-      {"Reshape", "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:1031:16)", 10, 2},
+      {"Reshape", "rules/attention.yaml:118:11 (in merged at rules/attention.yaml:1032:16)", 10, 2},
       // 11: Reshape(v, split_shape.3.s)
       {"Reshape",
-       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        11, 2},
       // 12: Concat(pk, cached_heads.1.kh, axis=2)
-      {"Concat", "rules/attention.yaml:292:16 (in cached_heads at rules/attention.yaml:1027:24)",
+      {"Concat", "rules/attention.yaml:292:16 (in cached_heads at rules/attention.yaml:1028:24)",
        12, 2,
-       {{"axis", "rules/attention.yaml:292:31 (in cached_heads at rules/attention.yaml:1027:24)",
+       {{"axis", "rules/attention.yaml:292:31 (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kOneOf, {gen::intLiteral(2), gen::intLiteral(-2)}, true}}},
       // 13: Concat(pv, cached_heads.1.vh, axis=2)
-      {"Concat", "rules/attention.yaml:293:16 (in cached_heads at rules/attention.yaml:1027:24)",
+      {"Concat", "rules/attention.yaml:293:16 (in cached_heads at rules/attention.yaml:1028:24)",
        13, 2,
-       {{"axis", "rules/attention.yaml:293:31 (in cached_heads at rules/attention.yaml:1027:24)",
+       {{"axis", "rules/attention.yaml:293:31 (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kOneOf, {gen::intLiteral(2), gen::intLiteral(-2)}, true}}},
       // 14: Concat(dim.1.d, dim.2.d, _, _, axis=0) | _
       {"split_shape.1.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        14},
       // 15: Transpose(kr, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        15, 1,
        {{"perm",
-         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 16: Concat(dim.3.d, dim.4.d, _, _, axis=0) | _
       {"split_shape.2.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        16},
       // 17: Transpose(qr, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:1028:16)", 17, 1,
-       {{"perm", "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:1028:16)",
+      {"Transpose", "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:1029:16)", 17, 1,
+       {{"perm", "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 18: MatMul(qh, scores.1.kt)
-      {"MatMul", "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:1029:16)",
+      {"MatMul", "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:1030:16)",
        gen::kNoSlot, 2},
       // 19: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:1029:16)", 18},
+      {"scores.1.c", "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:1030:16)", 18},
       // 20: Div(MatMul(qh, scores.1.kt), scores.1.c)
-      {"Div", "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:1029:16)",
+      {"Div", "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:1030:16)",
        gen::kNoSlot, 2},
       // 21: MatMul(qh, scores.1.kt)
-      {"MatMul", "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:1029:16)",
+      {"MatMul", "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:1030:16)",
        gen::kNoSlot, 2},
       // 22: Mul(MatMul(qh, scores.1.kt), scores.1.c)
-      {"Mul", "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:1029:16)",
+      {"Mul", "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:1030:16)",
        gen::kNoSlot, 2},
       // 23: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:1029:16)", 19},
+      {"scores.1.cq", "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:1030:16)", 19},
       // 24: Mul(qh, scores.1.cq)
-      {"Mul", "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1029:16)",
+      {"Mul", "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1030:16)",
        gen::kNoSlot, 2},
       // 25: Div(qh, scores.1.cq)
-      {"Div", "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1029:16)",
+      {"Div", "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1030:16)",
        gen::kNoSlot, 2},
       // 26: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      {"alternatives", "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:1029:16)"},
+      {"alternatives", "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:1030:16)"},
       // 27: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:1029:16)", 20},
+      {"scores.1.ck", "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:1030:16)", 20},
       // 28: Mul(scores.1.kt, scores.1.ck)
-      {"Mul", "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:1029:16)",
+      {"Mul", "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:1030:16)",
        gen::kNoSlot, 2},
       // 29: Div(scores.1.kt, scores.1.ck)
-      {"Div", "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:1029:16)",
+      {"Div", "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:1030:16)",
        gen::kNoSlot, 2},
       // 30: Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt
-      {"alternatives", "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1029:16)"},
+      {"alternatives", "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1030:16)"},
       // 31: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt))
-      {"MatMul", "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:1029:16)",
+      {"MatMul", "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:1030:16)",
        gen::kNoSlot, 2},
       // 32: com.microsoft.FusedMatMul(qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1029:16)", gen::kNoSlot, 2,
-       {{"transA", "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:1029:16)",
+       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1030:16)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:1030:16)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transB", "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:1029:16)",
+        {"transB", "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:1030:16)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchA", "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:1029:16)",
+        {"transBatchA", "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:1030:16)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB", "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:1029:16)",
+        {"transBatchB", "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:1030:16)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 33: causal
-      {"causal", "rules/attention.yaml:103:22 (in masked at rules/attention.yaml:1030:39)", 21},
+      {"causal", "rules/attention.yaml:103:22 (in masked at rules/attention.yaml:1031:39)", 21},
       // 34: fill
-      {"fill", "rules/attention.yaml:103:33 (in masked at rules/attention.yaml:1030:39)", 22},
+      {"fill", "rules/attention.yaml:103:33 (in masked at rules/attention.yaml:1031:39)", 22},
       // 35: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:103:16 (in masked at rules/attention.yaml:1030:39)",
+      {"Where", "rules/attention.yaml:103:16 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 3},
       // 36: mask
-      {"mask", "rules/attention.yaml:103:40 (in masked at rules/attention.yaml:1030:39)", 23},
+      {"mask", "rules/attention.yaml:103:40 (in masked at rules/attention.yaml:1031:39)", 23},
       // 37: Add(Where(causal, s, fill), mask)
-      {"Add", "rules/attention.yaml:103:12 (in masked at rules/attention.yaml:1030:39)",
+      {"Add", "rules/attention.yaml:103:12 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 2},
       // 38: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:103:61 (in masked at rules/attention.yaml:1030:39)",
+      {"Where", "rules/attention.yaml:103:61 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 3},
       // 39: masked
-      {"masked", "rules/attention.yaml:104:27 (in masked at rules/attention.yaml:1030:39)", 24},
+      {"masked", "rules/attention.yaml:104:27 (in masked at rules/attention.yaml:1031:39)", 24},
       // 40: Shape(s)
-      {"Shape", "rules/attention.yaml:104:35 (in masked at rules/attention.yaml:1030:39)",
+      {"Shape", "rules/attention.yaml:104:35 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 1},
       // 41: Expand(masked, Shape(s))
-      {"Expand", "rules/attention.yaml:104:20 (in masked at rules/attention.yaml:1030:39)",
+      {"Expand", "rules/attention.yaml:104:20 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 2},
       // 42: Where(Expand(masked, Shape(s)), fill, s)
-      {"Where", "rules/attention.yaml:104:14 (in masked at rules/attention.yaml:1030:39)",
+      {"Where", "rules/attention.yaml:104:14 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 3},
       // 43: Where(masked, fill, s)
-      {"Where", "rules/attention.yaml:104:70 (in masked at rules/attention.yaml:1030:39)",
+      {"Where", "rules/attention.yaml:104:70 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 3},
       // 44: 0
-      {"constant 0", "rules/attention.yaml:105:33 (in masked at rules/attention.yaml:1030:39)",
+      {"constant 0", "rules/attention.yaml:105:33 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 45: masked.1.len
-      {"masked.1.len", "rules/attention.yaml:105:36 (in masked at rules/attention.yaml:1030:39)",
+      {"masked.1.len", "rules/attention.yaml:105:36 (in masked at rules/attention.yaml:1031:39)",
        25},
       // 46: 3
-      {"constant 3", "rules/attention.yaml:105:41 (in masked at rules/attention.yaml:1030:39)",
+      {"constant 3", "rules/attention.yaml:105:41 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 47: 1
-      {"constant 1", "rules/attention.yaml:105:44 (in masked at rules/attention.yaml:1030:39)",
+      {"constant 1", "rules/attention.yaml:105:44 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 48: Slice(mask, 0, masked.1.len, 3, 1)
-      {"Slice", "rules/attention.yaml:105:21 (in masked at rules/attention.yaml:1030:39)",
+      {"Slice", "rules/attention.yaml:105:21 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 5},
       // 49: Add(s, Slice(mask, 0, masked.1.len, 3, 1))
-      {"Add", "rules/attention.yaml:105:14 (in masked at rules/attention.yaml:1030:39)",
+      {"Add", "rules/attention.yaml:105:14 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 2},
       // 50: 0
-      {"constant 0", "rules/attention.yaml:105:82 (in masked at rules/attention.yaml:1030:39)",
+      {"constant 0", "rules/attention.yaml:105:82 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 51: 3
-      {"constant 3", "rules/attention.yaml:105:90 (in masked at rules/attention.yaml:1030:39)",
+      {"constant 3", "rules/attention.yaml:105:90 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 52: Slice(mask, 0, masked.1.len, 3)
-      {"Slice", "rules/attention.yaml:105:70 (in masked at rules/attention.yaml:1030:39)",
+      {"Slice", "rules/attention.yaml:105:70 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 4},
       // 53: Add(s, Slice(mask, 0, masked.1.len, 3))
-      {"Add", "rules/attention.yaml:105:63 (in masked at rules/attention.yaml:1030:39)",
+      {"Add", "rules/attention.yaml:105:63 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 2},
       // 54: Add(s, mask)
-      {"Add", "rules/attention.yaml:106:14 (in masked at rules/attention.yaml:1030:39)",
+      {"Add", "rules/attention.yaml:106:14 (in masked at rules/attention.yaml:1031:39)",
        gen::kNoSlot, 2},
       // 55: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:1031:16)",
+      {"Softmax", "rules/attention.yaml:117:18 (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:117:29 (in merged at rules/attention.yaml:1031:16)",
+       {{"axis", "rules/attention.yaml:117:29 (in merged at rules/attention.yaml:1032:16)",
          Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 56: MatMul(Softmax(m, axis=-1), vc)
-      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:1031:16)", 26, 2},
+      {"MatMul", "rules/attention.yaml:117:11 (in merged at rules/attention.yaml:1032:16)", 26, 2},
       // 57: Transpose(merged.1.o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:1031:16)",
+      {"Transpose", "rules/attention.yaml:118:19 (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:118:32 (in merged at rules/attention.yaml:1031:16)",
+       {{"perm", "rules/attention.yaml:118:32 (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 58: Concat(dim.5.d, dim.6.d, _, axis=0) | _
       {"merge_shape.1.s",
-       "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:59:83 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        27},
       // 59: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
       {"split_shape.3.s",
-       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:54:86 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        28},
       // 60: Transpose(vr, perm=[0, 2, 1, 3])
       {"Transpose",
-       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:66:11 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        29, 1,
        {{"perm",
-         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:66:24 (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 61: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 62: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
       {"dim.1.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        30},
       // 63: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 64: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
       {"dim.2.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        31},
       // 65: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)"},
       // 66: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)"},
       // 67: Concat(dim.1.d, dim.2.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 68: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)"},
       // 69: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 70: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
       {"dim.3.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        32},
       // 71: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 72: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
       {"dim.4.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        33},
       // 73: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)"},
       // 74: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)"},
       // 75: Concat(dim.3.d, dim.4.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 76: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)"},
       // 77: _
       {"_",
-       "rules/attention.yaml:59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)"},
+       "rules/attention.yaml:59:22 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)"},
       // 78: 0
       {"constant 0",
-       "rules/attention.yaml:59:25 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:59:25 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 79: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
       {"dim.5.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        34},
       // 80: _
       {"_",
-       "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)"},
+       "rules/attention.yaml:59:49 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)"},
       // 81: 1
       {"constant 1",
-       "rules/attention.yaml:59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:59:52 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 82: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
       {"dim.6.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        35},
       // 83: _
       {"_",
-       "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)"},
+       "rules/attention.yaml:59:72 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)"},
       // 84: Concat(dim.5.d, dim.6.d, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:59:11 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:59:11 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 3,
        {{"axis",
-         "rules/attention.yaml:59:75 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+         "rules/attention.yaml:59:75 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 85: _
       {"_",
-       "rules/attention.yaml:59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)"},
+       "rules/attention.yaml:59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)"},
       // 86: 0
       {"constant 0",
-       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:54:25 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 87: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
       {"dim.7.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        36},
       // 88: 1
       {"constant 1",
-       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:54:52 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 89: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
       {"dim.8.d",
-       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        37},
       // 90: _
       {"_",
-       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)"},
+       "rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)"},
       // 91: _
       {"_",
-       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)"},
+       "rules/attention.yaml:54:75 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)"},
       // 92: Concat(dim.7.d, dim.8.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:54:11 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:78 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 93: _
       {"_",
-       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)"},
+       "rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)"},
       // 94: Shape(k)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1},
       // 95: Gather(Shape(k), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 96: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 97: Shape(k, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 98: Shape(k)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1},
       // 99: Gather(Shape(k), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 100: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 101: Shape(k, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 102: Shape(q)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 1},
       // 103: Gather(Shape(q), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 104: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 105: Shape(q, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 106: Shape(q)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 1},
       // 107: Gather(Shape(q), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 108: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 109: Shape(q, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 110: Shape(_)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 1},
       // 111: Gather(Shape(_), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 112: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 113: Shape(_, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:59:28 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+         "rules/attention.yaml:59:28 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:59:37 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+         "rules/attention.yaml:59:37 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 114: Shape(_)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 1},
       // 115: Gather(Shape(_), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 116: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 117: Shape(_, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:59:55 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+         "rules/attention.yaml:59:55 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:59:64 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16)",
+         "rules/attention.yaml:59:64 (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 118: Shape(v)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1},
       // 119: Gather(Shape(v), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 120: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 121: Shape(v, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:28 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:37 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 122: Shape(v)
       {"Shape",
-       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1},
       // 123: Gather(Shape(v), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:21 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:49:41 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 124: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:11 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:49:50 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 125: Shape(v, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+       "rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:55 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24)",
+         "rules/attention.yaml:54:64 (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:1033:13", "q", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:1034:13", "q", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "_"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kAny}}},
-     {Check::kElemType, "rules/attention.yaml:1033:31", "q", 5, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/attention.yaml:1034:31", "q", 5, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
-     {Check::kNative, "rules/attention.yaml:1034:13", "qr", gen::kNoSlot, {"qr"}, {6},
+     {Check::kNative, "rules/attention.yaml:1035:13", "qr", gen::kNoSlot, {"qr"}, {6},
       "splits_heads", gen::nativePredicate("splits_heads")},
-     {Check::kNative, "rules/attention.yaml:1035:13", "kr", gen::kNoSlot, {"kr", "qr"}, {4, 6},
+     {Check::kNative, "rules/attention.yaml:1036:13", "kr", gen::kNoSlot, {"kr", "qr"}, {4, 6},
       "same_heads", gen::nativePredicate("same_heads")},
-     {Check::kNative, "rules/attention.yaml:1036:13", "vr", gen::kNoSlot, {"vr", "qr"}, {11, 6},
+     {Check::kNative, "rules/attention.yaml:1037:13", "vr", gen::kNoSlot, {"vr", "qr"}, {11, 6},
       "same_head_count", gen::nativePredicate("same_head_count")},
-     {Check::kNative, "rules/attention.yaml:1037:13", "y", gen::kNoSlot, {"y", "vr", "q"},
+     {Check::kNative, "rules/attention.yaml:1038:13", "y", gen::kNoSlot, {"y", "vr", "q"},
       {10, 11, 5}, "merges_heads", gen::nativePredicate("merges_heads")},
      {Check::kShape,
-      "rules/attention.yaml:295:13 (in cached_heads at rules/attention.yaml:1027:24)", "k", 0, {},
+      "rules/attention.yaml:295:13 (in cached_heads at rules/attention.yaml:1028:24)", "k", 0, {},
       {}, "", nullptr, 4, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kShape,
-      "rules/attention.yaml:296:13 (in cached_heads at rules/attention.yaml:1027:24)", "v", 1, {},
+      "rules/attention.yaml:296:13 (in cached_heads at rules/attention.yaml:1028:24)", "v", 1, {},
       {}, "", nullptr, 4, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "DV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
      {Check::kShape,
-      "rules/attention.yaml:297:13 (in cached_heads at rules/attention.yaml:1027:24)", "pk", 2, {},
+      "rules/attention.yaml:297:13 (in cached_heads at rules/attention.yaml:1028:24)", "pk", 2, {},
       {}, "", nullptr, 4, {}, false, false, 0.0, 0.0, {}, {}, {"B", "N", "P", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}, {Dim::kSymbol, 0, 6}}},
      {Check::kShape,
-      "rules/attention.yaml:298:13 (in cached_heads at rules/attention.yaml:1027:24)", "pv", 3, {},
+      "rules/attention.yaml:298:13 (in cached_heads at rules/attention.yaml:1028:24)", "pv", 3, {},
       {}, "", nullptr, 4, {}, false, false, 0.0, 0.0, {}, {}, {"B", "N", "P", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}, {Dim::kSymbol, 0, 7}}},
-     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:1029:16)",
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:1030:16)",
       "scores.1.c", 18, {}, {}, "", nullptr, 8},
-     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:1029:16)",
+     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:1030:16)",
       "scores.1.cq", 19, {}, {}, "", nullptr, 8},
-     {Check::kScalar, "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:1029:16)",
+     {Check::kScalar, "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:1030:16)",
       "scores.1.ck", 20, {}, {}, "", nullptr, 8},
-     {Check::kNative, "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:1029:16)",
+     {Check::kNative, "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:1030:16)",
       "qh", gen::kNoSlot, {"qh"}, {17}, "unscaled", gen::nativePredicate("unscaled"), 8},
-     {Check::kNative, "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:1029:16)",
+     {Check::kNative, "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:1030:16)",
       "scores.1.kt", gen::kNoSlot, {"scores.1.kt"}, {7}, "unscaled",
       gen::nativePredicate("unscaled"), 8},
-     {Check::kScalar, "rules/attention.yaml:108:15 (in masked at rules/attention.yaml:1030:39)",
+     {Check::kScalar, "rules/attention.yaml:108:15 (in masked at rules/attention.yaml:1031:39)",
       "fill", 22, {}, {}, "", nullptr, 9, {}, true, true, -gen::kInfinity, -1e+04},
-     {Check::kNative, "rules/attention.yaml:108:37 (in masked at rules/attention.yaml:1030:39)",
+     {Check::kNative, "rules/attention.yaml:108:37 (in masked at rules/attention.yaml:1031:39)",
       "fill", gen::kNoSlot, {"fill", "s", "m"}, {22, 8, 9}, "exact_fill",
       gen::nativePredicate("exact_fill"), 9},
-     {Check::kNative, "rules/attention.yaml:109:15 (in masked at rules/attention.yaml:1030:39)",
+     {Check::kNative, "rules/attention.yaml:109:15 (in masked at rules/attention.yaml:1031:39)",
       "mask", gen::kNoSlot, {"mask", "s"}, {23, 8}, "exact_masking",
       gen::nativePredicate("exact_masking"), 9},
-     {Check::kNative, "rules/attention.yaml:110:15 (in masked at rules/attention.yaml:1030:39)",
+     {Check::kNative, "rules/attention.yaml:110:15 (in masked at rules/attention.yaml:1031:39)",
       "masked.1.len", gen::kNoSlot, {"masked.1.len", "s"}, {25, 8}, "keys_length",
       gen::nativePredicate("keys_length"), 9}},
     // rewrite variants
@@ -57864,7 +57872,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   // matchConstant86, matchConstant88, matchAny91, matchShape106.
 
   /// kr = Reshape(k, split_shape.1.s)  (rules/attention.yaml:65:11 (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
@@ -57874,7 +57882,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// qr = Reshape(q, split_shape.2.s)  (rules/attention.yaml:65:11 (in heads at
-  /// rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:1029:16))
   bool matchQr(ValueId v, gen::Next k) {
     if (seen(kQr)) return same(kQr, v) && k();
     if (!bind(kQr, v)) return false;
@@ -57883,7 +57891,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return matchQ(input(n, 0), [&] { return matchSplitShape2S(input(n, 1), k); });
   }
 
-  /// scores.1.kt = Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:1029:27)
+  /// scores.1.kt = Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:1030:27)
   bool matchScores1Kt(ValueId v, gen::Next k) {
     if (seen(kScores1Kt)) return same(kScores1Kt, v) && k();
     if (!bind(kScores1Kt, v)) return false;
@@ -57895,7 +57903,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   /// s = Div(MatMul(qh, scores.1.kt), scores.1.c) | Mul(MatMul(qh, scores.1.kt), scores.1.c) |
   /// MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | scores.1.kt)) |
   /// com.microsoft.FusedMatMul(qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0) 
-  /// (rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1029:16))
+  /// (rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1030:16))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -57914,7 +57922,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
   /// Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, Slice(mask, 0, masked.1.len, 3, 1)) |
   /// Add(s, Slice(mask, 0, masked.1.len, 3)) | Add(s, mask) | s  (rules/attention.yaml:103:59 (in
-  /// masked at rules/attention.yaml:1030:39))
+  /// masked at rules/attention.yaml:1031:39))
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -57939,7 +57947,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
-  /// (rules/attention.yaml:118:11 (in merged at rules/attention.yaml:1031:16))
+  /// (rules/attention.yaml:118:11 (in merged at rules/attention.yaml:1032:16))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -57949,7 +57957,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// vr = Reshape(v, split_shape.3.s)  (rules/attention.yaml:65:11 (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
@@ -57959,7 +57967,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// kc = Concat(pk, cached_heads.1.kh, axis=2)  (rules/attention.yaml:292:16 (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchKc(ValueId v, gen::Next k) {
     if (seen(kKc)) return same(kKc, v) && k();
     if (!bind(kKc, v)) return false;
@@ -57969,7 +57977,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// vc = Concat(pv, cached_heads.1.vh, axis=2)  (rules/attention.yaml:293:16 (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchVc(ValueId v, gen::Next k) {
     if (seen(kVc)) return same(kVc, v) && k();
     if (!bind(kVc, v)) return false;
@@ -57980,7 +57988,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// split_shape.1.s = Concat(dim.1.d, dim.2.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
   /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in
-  /// cached_heads at rules/attention.yaml:1027:24))
+  /// cached_heads at rules/attention.yaml:1028:24))
   bool matchSplitShape1S(ValueId v, gen::Next k) {
     if (seen(kSplitShape1S)) return same(kSplitShape1S, v) && k();
     if (!bind(kSplitShape1S, v)) return false;
@@ -57993,7 +58001,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// cached_heads.1.kh = Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:66:11 (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchCachedHeads1Kh(ValueId v, gen::Next k) {
     if (seen(kCachedHeads1Kh)) return same(kCachedHeads1Kh, v) && k();
     if (!bind(kCachedHeads1Kh, v)) return false;
@@ -58003,7 +58011,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// split_shape.2.s = Concat(dim.3.d, dim.4.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
-  /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchSplitShape2S(ValueId v, gen::Next k) {
     if (seen(kSplitShape2S)) return same(kSplitShape2S, v) && k();
     if (!bind(kSplitShape2S, v)) return false;
@@ -58016,7 +58024,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:66:11 (in heads at
-  /// rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:1029:16))
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     if (!bind(kQh, v)) return false;
@@ -58026,7 +58034,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// MatMul(qh, scores.1.kt)  (rules/attention.yaml:83:16 (in scores at
-  /// rules/attention.yaml:1029:16))
+  /// rules/attention.yaml:1030:16))
   bool matchMatMul18(ValueId v, gen::Next k) {
     if (seen(kMatMul18)) return same(kMatMul18, v) && k();
     if (!bind(kMatMul18, v)) return false;
@@ -58036,7 +58044,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Div(MatMul(qh, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:12 (in scores at
-  /// rules/attention.yaml:1029:16))
+  /// rules/attention.yaml:1030:16))
   bool matchDiv20(ValueId v, gen::Next k) {
     if (seen(kDiv20)) return same(kDiv20, v) && k();
     if (!bind(kDiv20, v)) return false;
@@ -58046,7 +58054,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// MatMul(qh, scores.1.kt)  (rules/attention.yaml:83:40 (in scores at
-  /// rules/attention.yaml:1029:16))
+  /// rules/attention.yaml:1030:16))
   bool matchMatMul21(ValueId v, gen::Next k) {
     if (seen(kMatMul21)) return same(kMatMul21, v) && k();
     if (!bind(kMatMul21, v)) return false;
@@ -58056,7 +58064,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Mul(MatMul(qh, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:36 (in scores at
-  /// rules/attention.yaml:1029:16))
+  /// rules/attention.yaml:1030:16))
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(kMul22)) return same(kMul22, v) && k();
     if (!bind(kMul22, v)) return false;
@@ -58070,7 +58078,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return matchMatMul21(in1, [&] { return matchScores1C(in0, k); });
   }
 
-  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1029:16))
+  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1030:16))
   bool matchMul24(ValueId v, gen::Next k) {
     if (seen(kMul24)) return same(kMul24, v) && k();
     if (!bind(kMul24, v)) return false;
@@ -58084,7 +58092,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return matchQh(in1, [&] { return matchScores1Cq(in0, k); });
   }
 
-  /// Div(qh, scores.1.cq)  (rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1029:16))
+  /// Div(qh, scores.1.cq)  (rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1030:16))
   bool matchDiv25(ValueId v, gen::Next k) {
     if (seen(kDiv25)) return same(kDiv25, v) && k();
     if (!bind(kDiv25, v)) return false;
@@ -58094,7 +58102,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh  (rules/attention.yaml:84:32 (in scores at
-  /// rules/attention.yaml:1029:16))
+  /// rules/attention.yaml:1030:16))
   bool matchAnyOf26(ValueId v, gen::Next k) {
     if (seen(kAnyOf26)) return same(kAnyOf26, v) && k();
     if (!bind(kAnyOf26, v)) return false;
@@ -58109,7 +58117,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Mul(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:50 (in scores at
-  /// rules/attention.yaml:1029:16))
+  /// rules/attention.yaml:1030:16))
   bool matchMul28(ValueId v, gen::Next k) {
     if (seen(kMul28)) return same(kMul28, v) && k();
     if (!bind(kMul28, v)) return false;
@@ -58124,7 +58132,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Div(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:64 (in scores at
-  /// rules/attention.yaml:1029:16))
+  /// rules/attention.yaml:1030:16))
   bool matchDiv29(ValueId v, gen::Next k) {
     if (seen(kDiv29)) return same(kDiv29, v) && k();
     if (!bind(kDiv29, v)) return false;
@@ -58134,7 +58142,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt 
-  /// (rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1029:16))
+  /// (rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1030:16))
   bool matchAnyOf30(ValueId v, gen::Next k) {
     if (seen(kAnyOf30)) return same(kAnyOf30, v) && k();
     if (!bind(kAnyOf30, v)) return false;
@@ -58150,7 +58158,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(scores.1.kt, scores.1.ck) |
   /// Div(scores.1.kt, scores.1.ck) | scores.1.kt))  (rules/attention.yaml:84:14 (in scores at
-  /// rules/attention.yaml:1029:16))
+  /// rules/attention.yaml:1030:16))
   bool matchMatMul31(ValueId v, gen::Next k) {
     if (seen(kMatMul31)) return same(kMatMul31, v) && k();
     if (!bind(kMatMul31, v)) return false;
@@ -58160,7 +58168,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// com.microsoft.FusedMatMul(qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0) 
-  /// (rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1029:16))
+  /// (rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1030:16))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -58170,7 +58178,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:103:16 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchWhere35(ValueId v, gen::Next k) {
     if (seen(kWhere35)) return same(kWhere35, v) && k();
     if (!bind(kWhere35, v)) return false;
@@ -58184,7 +58192,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:103:12 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchAdd37(ValueId v, gen::Next k) {
     if (seen(kAdd37)) return same(kAdd37, v) && k();
     if (!bind(kAdd37, v)) return false;
@@ -58199,7 +58207,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:103:61 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchWhere38(ValueId v, gen::Next k) {
     if (seen(kWhere38)) return same(kWhere38, v) && k();
     if (!bind(kWhere38, v)) return false;
@@ -58212,7 +58220,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     });
   }
 
-  /// Shape(s)  (rules/attention.yaml:104:35 (in masked at rules/attention.yaml:1030:39))
+  /// Shape(s)  (rules/attention.yaml:104:35 (in masked at rules/attention.yaml:1031:39))
   bool matchShape40(ValueId v, gen::Next k) {
     if (seen(kShape40)) return same(kShape40, v) && k();
     if (!bind(kShape40, v)) return false;
@@ -58222,7 +58230,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Expand(masked, Shape(s))  (rules/attention.yaml:104:20 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
@@ -58232,7 +58240,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Where(Expand(masked, Shape(s)), fill, s)  (rules/attention.yaml:104:14 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchWhere42(ValueId v, gen::Next k) {
     if (seen(kWhere42)) return same(kWhere42, v) && k();
     if (!bind(kWhere42, v)) return false;
@@ -58246,7 +58254,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:104:70 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchWhere43(ValueId v, gen::Next k) {
     if (seen(kWhere43)) return same(kWhere43, v) && k();
     if (!bind(kWhere43, v)) return false;
@@ -58259,14 +58267,14 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     });
   }
 
-  /// 1  (rules/attention.yaml:105:44 (in masked at rules/attention.yaml:1030:39))
+  /// 1  (rules/attention.yaml:105:44 (in masked at rules/attention.yaml:1031:39))
   bool matchConstant47(ValueId v, gen::Next k) {
     if (seen(kConstant47)) return same(kConstant47, v) && k();
     return bind(kConstant47, v) && constant(kConstant47, v) && k();
   }
 
   /// Slice(mask, 0, masked.1.len, 3, 1)  (rules/attention.yaml:105:21 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchSlice48(ValueId v, gen::Next k) {
     if (seen(kSlice48)) return same(kSlice48, v) && k();
     if (!bind(kSlice48, v)) return false;
@@ -58284,7 +58292,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Add(s, Slice(mask, 0, masked.1.len, 3, 1))  (rules/attention.yaml:105:14 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchAdd49(ValueId v, gen::Next k) {
     if (seen(kAdd49)) return same(kAdd49, v) && k();
     if (!bind(kAdd49, v)) return false;
@@ -58299,7 +58307,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Slice(mask, 0, masked.1.len, 3)  (rules/attention.yaml:105:70 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchSlice52(ValueId v, gen::Next k) {
     if (seen(kSlice52)) return same(kSlice52, v) && k();
     if (!bind(kSlice52, v)) return false;
@@ -58315,7 +58323,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Add(s, Slice(mask, 0, masked.1.len, 3))  (rules/attention.yaml:105:63 (in masked at
-  /// rules/attention.yaml:1030:39))
+  /// rules/attention.yaml:1031:39))
   bool matchAdd53(ValueId v, gen::Next k) {
     if (seen(kAdd53)) return same(kAdd53, v) && k();
     if (!bind(kAdd53, v)) return false;
@@ -58329,7 +58337,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return matchS(in1, [&] { return matchSlice52(in0, k); });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:106:14 (in masked at rules/attention.yaml:1030:39))
+  /// Add(s, mask)  (rules/attention.yaml:106:14 (in masked at rules/attention.yaml:1031:39))
   bool matchAdd54(ValueId v, gen::Next k) {
     if (seen(kAdd54)) return same(kAdd54, v) && k();
     if (!bind(kAdd54, v)) return false;
@@ -58343,7 +58351,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return matchS(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:117:18 (in merged at rules/attention.yaml:1031:16))
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:117:18 (in merged at rules/attention.yaml:1032:16))
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -58353,7 +58361,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// merged.1.o = MatMul(Softmax(m, axis=-1), vc)  (rules/attention.yaml:117:11 (in merged at
-  /// rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:1032:16))
   bool matchMerged1O(ValueId v, gen::Next k) {
     if (seen(kMerged1O)) return same(kMerged1O, v) && k();
     if (!bind(kMerged1O, v)) return false;
@@ -58363,7 +58371,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Transpose(merged.1.o, perm=[0, 2, 1, 3])  (rules/attention.yaml:118:19 (in merged at
-  /// rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:1032:16))
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -58373,7 +58381,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// merge_shape.1.s = Concat(dim.5.d, dim.6.d, _, axis=0) | _  (rules/attention.yaml:59:83 (in
-  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchMergeShape1S(ValueId v, gen::Next k) {
     if (seen(kMergeShape1S)) return same(kMergeShape1S, v) && k();
     if (!bind(kMergeShape1S, v)) return false;
@@ -58387,7 +58395,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// split_shape.3.s = Concat(dim.7.d, dim.8.d, _, _, axis=0) | _  (rules/attention.yaml:54:86 (in
   /// split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in
-  /// cached_heads at rules/attention.yaml:1027:24))
+  /// cached_heads at rules/attention.yaml:1028:24))
   bool matchSplitShape3S(ValueId v, gen::Next k) {
     if (seen(kSplitShape3S)) return same(kSplitShape3S, v) && k();
     if (!bind(kSplitShape3S, v)) return false;
@@ -58400,7 +58408,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// cached_heads.1.vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:66:11 (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchCachedHeads1Vh(ValueId v, gen::Next k) {
     if (seen(kCachedHeads1Vh)) return same(kCachedHeads1Vh, v) && k();
     if (!bind(kCachedHeads1Vh, v)) return false;
@@ -58412,7 +58420,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchDim1D(ValueId v, gen::Next k) {
     if (seen(kDim1D)) return same(kDim1D, v) && k();
     if (!bind(kDim1D, v)) return false;
@@ -58427,7 +58435,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchDim2D(ValueId v, gen::Next k) {
     if (seen(kDim2D)) return same(kDim2D, v) && k();
     if (!bind(kDim2D, v)) return false;
@@ -58441,7 +58449,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Concat(dim.1.d, dim.2.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchConcat67(ValueId v, gen::Next k) {
     if (seen(kConcat67)) return same(kConcat67, v) && k();
     if (!bind(kConcat67, v)) return false;
@@ -58458,7 +58466,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
-  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchDim3D(ValueId v, gen::Next k) {
     if (seen(kDim3D)) return same(kDim3D, v) && k();
     if (!bind(kDim3D, v)) return false;
@@ -58472,7 +58480,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
-  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchDim4D(ValueId v, gen::Next k) {
     if (seen(kDim4D)) return same(kDim4D, v) && k();
     if (!bind(kDim4D, v)) return false;
@@ -58485,7 +58493,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Concat(dim.3.d, dim.4.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
-  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchConcat75(ValueId v, gen::Next k) {
     if (seen(kConcat75)) return same(kConcat75, v) && k();
     if (!bind(kConcat75, v)) return false;
@@ -58502,7 +58510,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// dim.5.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:18) (in merge_shape at
-  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchDim5D(ValueId v, gen::Next k) {
     if (seen(kDim5D)) return same(kDim5D, v) && k();
     if (!bind(kDim5D, v)) return false;
@@ -58516,7 +58524,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// dim.6.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:59:45) (in merge_shape at
-  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchDim6D(ValueId v, gen::Next k) {
     if (seen(kDim6D)) return same(kDim6D, v) && k();
     if (!bind(kDim6D, v)) return false;
@@ -58529,7 +58537,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Concat(dim.5.d, dim.6.d, _, axis=0)  (rules/attention.yaml:59:11 (in merge_shape at
-  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchConcat84(ValueId v, gen::Next k) {
     if (seen(kConcat84)) return same(kConcat84, v) && k();
     if (!bind(kConcat84, v)) return false;
@@ -58543,7 +58551,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// _  (rules/attention.yaml:59:85 (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:1032:16))
   bool matchAny85(ValueId v, gen::Next k) {
     if (seen(kAny85)) return same(kAny85, v) && k();
     return bind(kAny85, v) && k();
@@ -58552,7 +58560,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   /// dim.7.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:18) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchDim7D(ValueId v, gen::Next k) {
     if (seen(kDim7D)) return same(kDim7D, v) && k();
     if (!bind(kDim7D, v)) return false;
@@ -58567,7 +58575,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   /// dim.8.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2) 
   /// (rules/attention.yaml:49:53 (in dim at rules/attention.yaml:54:45) (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchDim8D(ValueId v, gen::Next k) {
     if (seen(kDim8D)) return same(kDim8D, v) && k();
     if (!bind(kDim8D, v)) return false;
@@ -58580,7 +58588,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// _  (rules/attention.yaml:54:72 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchAny90(ValueId v, gen::Next k) {
     if (seen(kAny90)) return same(kAny90, v) && k();
     return bind(kAny90, v) && k();
@@ -58588,7 +58596,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Concat(dim.7.d, dim.8.d, _, _, axis=0)  (rules/attention.yaml:54:11 (in split_shape at
   /// rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchConcat92(ValueId v, gen::Next k) {
     if (seen(kConcat92)) return same(kConcat92, v) && k();
     if (!bind(kConcat92, v)) return false;
@@ -58604,7 +58612,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// _  (rules/attention.yaml:54:88 (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchAny93(ValueId v, gen::Next k) {
     if (seen(kAny93)) return same(kAny93, v) && k();
     return bind(kAny93, v) && k();
@@ -58612,7 +58620,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Shape(k)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchShape94(ValueId v, gen::Next k) {
     if (seen(kShape94)) return same(kShape94, v) && k();
     if (!bind(kShape94, v)) return false;
@@ -58623,7 +58631,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchGather95(ValueId v, gen::Next k) {
     if (seen(kGather95)) return same(kGather95, v) && k();
     if (!bind(kGather95, v)) return false;
@@ -58634,7 +58642,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchUnsqueeze96(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze96)) return same(kUnsqueeze96, v) && k();
     if (!bind(kUnsqueeze96, v)) return false;
@@ -58645,7 +58653,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Shape(k, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in
-  /// cached_heads at rules/attention.yaml:1027:24))
+  /// cached_heads at rules/attention.yaml:1028:24))
   bool matchShape97(ValueId v, gen::Next k) {
     if (seen(kShape97)) return same(kShape97, v) && k();
     if (!bind(kShape97, v)) return false;
@@ -58656,7 +58664,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Shape(k)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchShape98(ValueId v, gen::Next k) {
     if (seen(kShape98)) return same(kShape98, v) && k();
     if (!bind(kShape98, v)) return false;
@@ -58667,7 +58675,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchGather99(ValueId v, gen::Next k) {
     if (seen(kGather99)) return same(kGather99, v) && k();
     if (!bind(kGather99, v)) return false;
@@ -58678,7 +58686,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:290:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchUnsqueeze100(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze100)) return same(kUnsqueeze100, v) && k();
     if (!bind(kUnsqueeze100, v)) return false;
@@ -58689,7 +58697,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Shape(k, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:290:16) (in
-  /// cached_heads at rules/attention.yaml:1027:24))
+  /// cached_heads at rules/attention.yaml:1028:24))
   bool matchShape101(ValueId v, gen::Next k) {
     if (seen(kShape101)) return same(kShape101, v) && k();
     if (!bind(kShape101, v)) return false;
@@ -58699,7 +58707,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Shape(q)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape
-  /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchShape102(ValueId v, gen::Next k) {
     if (seen(kShape102)) return same(kShape102, v) && k();
     if (!bind(kShape102, v)) return false;
@@ -58710,7 +58718,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:1029:16))
   bool matchGather103(ValueId v, gen::Next k) {
     if (seen(kGather103)) return same(kGather103, v) && k();
     if (!bind(kGather103, v)) return false;
@@ -58721,7 +58729,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:1029:16))
   bool matchUnsqueeze104(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze104)) return same(kUnsqueeze104, v) && k();
     if (!bind(kUnsqueeze104, v)) return false;
@@ -58731,7 +58739,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Shape(q, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18)
-  /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchShape105(ValueId v, gen::Next k) {
     if (seen(kShape105)) return same(kShape105, v) && k();
     if (!bind(kShape105, v)) return false;
@@ -58742,7 +58750,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:1029:16))
   bool matchGather107(ValueId v, gen::Next k) {
     if (seen(kGather107)) return same(kGather107, v) && k();
     if (!bind(kGather107, v)) return false;
@@ -58753,7 +58761,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:1028:16))
+  /// rules/attention.yaml:1029:16))
   bool matchUnsqueeze108(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze108)) return same(kUnsqueeze108, v) && k();
     if (!bind(kUnsqueeze108, v)) return false;
@@ -58763,7 +58771,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Shape(q, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45)
-  /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1028:16))
+  /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:1029:16))
   bool matchShape109(ValueId v, gen::Next k) {
     if (seen(kShape109)) return same(kShape109, v) && k();
     if (!bind(kShape109, v)) return false;
@@ -58773,7 +58781,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Shape(_)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:18) (in merge_shape
-  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchShape110(ValueId v, gen::Next k) {
     if (seen(kShape110)) return same(kShape110, v) && k();
     if (!bind(kShape110, v)) return false;
@@ -58784,7 +58792,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:1032:16))
   bool matchGather111(ValueId v, gen::Next k) {
     if (seen(kGather111)) return same(kGather111, v) && k();
     if (!bind(kGather111, v)) return false;
@@ -58795,7 +58803,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:59:18) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:1032:16))
   bool matchUnsqueeze112(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze112)) return same(kUnsqueeze112, v) && k();
     if (!bind(kUnsqueeze112, v)) return false;
@@ -58805,7 +58813,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Shape(_, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:18)
-  /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchShape113(ValueId v, gen::Next k) {
     if (seen(kShape113)) return same(kShape113, v) && k();
     if (!bind(kShape113, v)) return false;
@@ -58815,7 +58823,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Shape(_)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:59:45) (in merge_shape
-  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchShape114(ValueId v, gen::Next k) {
     if (seen(kShape114)) return same(kShape114, v) && k();
     if (!bind(kShape114, v)) return false;
@@ -58826,7 +58834,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:1032:16))
   bool matchGather115(ValueId v, gen::Next k) {
     if (seen(kGather115)) return same(kGather115, v) && k();
     if (!bind(kGather115, v)) return false;
@@ -58837,7 +58845,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:59:45) (in merge_shape at rules/attention.yaml:118:52) (in merged at
-  /// rules/attention.yaml:1031:16))
+  /// rules/attention.yaml:1032:16))
   bool matchUnsqueeze116(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze116)) return same(kUnsqueeze116, v) && k();
     if (!bind(kUnsqueeze116, v)) return false;
@@ -58847,7 +58855,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
   }
 
   /// Shape(_, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:59:45)
-  /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1031:16))
+  /// (in merge_shape at rules/attention.yaml:118:52) (in merged at rules/attention.yaml:1032:16))
   bool matchShape117(ValueId v, gen::Next k) {
     if (seen(kShape117)) return same(kShape117, v) && k();
     if (!bind(kShape117, v)) return false;
@@ -58858,7 +58866,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Shape(v)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:18) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchShape118(ValueId v, gen::Next k) {
     if (seen(kShape118)) return same(kShape118, v) && k();
     if (!bind(kShape118, v)) return false;
@@ -58869,7 +58877,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchGather119(ValueId v, gen::Next k) {
     if (seen(kGather119)) return same(kGather119, v) && k();
     if (!bind(kGather119, v)) return false;
@@ -58880,7 +58888,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:18) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchUnsqueeze120(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze120)) return same(kUnsqueeze120, v) && k();
     if (!bind(kUnsqueeze120, v)) return false;
@@ -58891,7 +58899,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Shape(v, start=0, end=1)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:18)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in
-  /// cached_heads at rules/attention.yaml:1027:24))
+  /// cached_heads at rules/attention.yaml:1028:24))
   bool matchShape121(ValueId v, gen::Next k) {
     if (seen(kShape121)) return same(kShape121, v) && k();
     if (!bind(kShape121, v)) return false;
@@ -58902,7 +58910,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Shape(v)  (rules/attention.yaml:49:28 (in dim at rules/attention.yaml:54:45) (in split_shape
   /// at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in cached_heads at
-  /// rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:1028:24))
   bool matchShape122(ValueId v, gen::Next k) {
     if (seen(kShape122)) return same(kShape122, v) && k();
     if (!bind(kShape122, v)) return false;
@@ -58913,7 +58921,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:49:21 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchGather123(ValueId v, gen::Next k) {
     if (seen(kGather123)) return same(kGather123, v) && k();
     if (!bind(kGather123, v)) return false;
@@ -58924,7 +58932,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])  (rules/attention.yaml:49:11 (in dim at
   /// rules/attention.yaml:54:45) (in split_shape at rules/attention.yaml:65:22) (in heads at
-  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1027:24))
+  /// rules/attention.yaml:291:16) (in cached_heads at rules/attention.yaml:1028:24))
   bool matchUnsqueeze124(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze124)) return same(kUnsqueeze124, v) && k();
     if (!bind(kUnsqueeze124, v)) return false;
@@ -58935,7 +58943,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   /// Shape(v, start=1, end=2)  (rules/attention.yaml:49:55 (in dim at rules/attention.yaml:54:45)
   /// (in split_shape at rules/attention.yaml:65:22) (in heads at rules/attention.yaml:291:16) (in
-  /// cached_heads at rules/attention.yaml:1027:24))
+  /// cached_heads at rules/attention.yaml:1028:24))
   bool matchShape125(ValueId v, gen::Next k) {
     if (seen(kShape125)) return same(kShape125, v) && k();
     if (!bind(kShape125, v)) return false;
@@ -58946,26 +58954,26 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
 
   // ---- Rewrite
 
-  /// Variant 0 (when @causal_mask), rules/attention.yaml:1040:5:
+  /// Variant 0 (when @causal_mask), rules/attention.yaml:1041:5:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal, tensor(like(fill), 0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), axis=0)), pk, pv, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   kc = output 1
   ///   vc = output 2
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1039:30", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1041:37", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1041:40", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1041:58", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1040:30", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1042:37", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1042:40", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1042:58", "causal")) return false;
     std::optional<onnx::TensorProto> t24 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:1041:43)",
+        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:1042:43)",
         "fill");
     if (!t24) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1041:80", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1042:80", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs25;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1041:66", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1042:66", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs27;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t23) return false;
@@ -58975,7 +58983,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPk, "rules/attention.yaml:1039:33", "pk")) return false;
+    if (!requireBound(kSlotPk, "rules/attention.yaml:1040:33", "pk")) return false;
     std::vector<onnx::AttributeProto> attrs32;
     std::optional<onnx::TensorProto> t33 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t33) return false;
@@ -58986,15 +58994,15 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs11;
-    if (!requireBound(kSlotPv, "rules/attention.yaml:1042:38", "pv")) return false;
+    if (!requireBound(kSlotPv, "rules/attention.yaml:1043:38", "pv")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -59002,8 +59010,8 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -59011,20 +59019,20 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -59120,24 +59128,24 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}, {s_.provided[1], v30}, {s_.provided[2], v31}});
   }
 
-  /// Variant 1 (when @causal), rules/attention.yaml:1040:5:
+  /// Variant 1 (when @causal), rules/attention.yaml:1041:5:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(like(fill), 0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), axis=0)), pk, pv, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   kc = output 1
   ///   vc = output 2
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1039:30", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1041:37", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1041:40", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1041:58", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1040:30", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1042:37", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1042:40", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1042:58", "causal")) return false;
     std::optional<onnx::TensorProto> t24 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:385:38 (in attention_bias at rules/attention.yaml:1041:43)",
+        "rules/attention.yaml:385:38 (in attention_bias at rules/attention.yaml:1042:43)",
         "fill");
     if (!t24) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1041:80", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1042:80", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs25;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t23) return false;
@@ -59147,7 +59155,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPk, "rules/attention.yaml:1039:33", "pk")) return false;
+    if (!requireBound(kSlotPk, "rules/attention.yaml:1040:33", "pk")) return false;
     std::vector<onnx::AttributeProto> attrs30;
     std::optional<onnx::TensorProto> t31 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t31) return false;
@@ -59158,15 +59166,15 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs11;
-    if (!requireBound(kSlotPv, "rules/attention.yaml:1042:38", "pv")) return false;
+    if (!requireBound(kSlotPv, "rules/attention.yaml:1043:38", "pv")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -59174,8 +59182,8 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -59183,20 +59191,20 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -59284,22 +59292,22 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}, {s_.provided[1], v28}, {s_.provided[2], v29}});
   }
 
-  /// Variant 2 (when @masked_fill), rules/attention.yaml:1040:5:
+  /// Variant 2 (when @masked_fill), rules/attention.yaml:1041:5:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill, tensor(like(fill), 0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), axis=0)), pk, pv, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   kc = output 1
   ///   vc = output 2
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1039:30", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1041:37", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1041:40", "v")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:1041:72", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1041:80", "fill")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1040:30", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1042:37", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1042:40", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:1042:72", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1042:80", "fill")) return false;
     std::optional<onnx::TensorProto> t25 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:1041:43)",
+        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:1042:43)",
         "fill");
     if (!t25) return false;
     std::vector<onnx::AttributeProto> attrs26;
@@ -59311,7 +59319,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPk, "rules/attention.yaml:1039:33", "pk")) return false;
+    if (!requireBound(kSlotPk, "rules/attention.yaml:1040:33", "pk")) return false;
     std::vector<onnx::AttributeProto> attrs31;
     std::optional<onnx::TensorProto> t32 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t32) return false;
@@ -59322,15 +59330,15 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs11;
-    if (!requireBound(kSlotPv, "rules/attention.yaml:1042:38", "pv")) return false;
+    if (!requireBound(kSlotPv, "rules/attention.yaml:1043:38", "pv")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -59338,8 +59346,8 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -59347,20 +59355,20 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -59448,16 +59456,16 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}, {s_.provided[1], v29}, {s_.provided[2], v30}});
   }
 
-  /// Variant 3 (when @mask), rules/attention.yaml:1040:5:
+  /// Variant 3 (when @mask), rules/attention.yaml:1041:5:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), axis=0)), pk, pv, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   kc = output 1
   ///   vc = output 2
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1039:30", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1041:37", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1041:40", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1041:66", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1040:30", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1042:37", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1042:40", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1042:66", "mask")) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t23) return false;
     std::vector<onnx::AttributeProto> attrs20;
@@ -59466,7 +59474,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPk, "rules/attention.yaml:1039:33", "pk")) return false;
+    if (!requireBound(kSlotPk, "rules/attention.yaml:1040:33", "pk")) return false;
     std::vector<onnx::AttributeProto> attrs29;
     std::optional<onnx::TensorProto> t30 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t30) return false;
@@ -59477,15 +59485,15 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs11;
-    if (!requireBound(kSlotPv, "rules/attention.yaml:1042:38", "pv")) return false;
+    if (!requireBound(kSlotPv, "rules/attention.yaml:1043:38", "pv")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -59493,8 +59501,8 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -59502,20 +59510,20 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -59594,16 +59602,16 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}, {s_.provided[1], v27}, {s_.provided[2], v28}});
   }
 
-  /// Variant 4 (when opset in [10, -] @sliced_mask), rules/attention.yaml:1040:5:
+  /// Variant 4 (when opset in [10, -] @sliced_mask), rules/attention.yaml:1041:5:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Slice(mask, tensor([0]), Slice(Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), axis=0), tensor([-1]), tensor([4])), tensor([-1])), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Add(Slice(Shape(pk), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), axis=0)), pk, pv, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   kc = output 1
   ///   vc = output 2
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1039:30", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1041:37", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1041:40", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1041:66", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1040:30", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1042:37", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1042:40", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1042:66", "mask")) return false;
     std::optional<onnx::TensorProto> t33 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
     if (!t33) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
@@ -59614,7 +59622,7 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPk, "rules/attention.yaml:1039:33", "pk")) return false;
+    if (!requireBound(kSlotPk, "rules/attention.yaml:1040:33", "pk")) return false;
     std::vector<onnx::AttributeProto> attrs30;
     std::optional<onnx::TensorProto> t31 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t31) return false;
@@ -59633,15 +59641,15 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     if (!t37) return false;
     std::vector<onnx::AttributeProto> attrs25;
     std::vector<onnx::AttributeProto> attrs11;
-    if (!requireBound(kSlotPv, "rules/attention.yaml:1042:38", "pv")) return false;
+    if (!requireBound(kSlotPv, "rules/attention.yaml:1043:38", "pv")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -59649,8 +59657,8 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -59658,20 +59666,20 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -59768,25 +59776,25 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}, {s_.provided[1], v28}, {s_.provided[2], v29}});
   }
 
-  /// Variant 5 (when @plain), rules/attention.yaml:1040:5:
+  /// Variant 5 (when @plain), rules/attention.yaml:1041:5:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, none, pk, pv, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   ///   kc = output 1
   ///   vc = output 2
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1039:30", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1041:37", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1041:40", "v")) return false;
-    if (!requireBound(kSlotPk, "rules/attention.yaml:1039:33", "pk")) return false;
-    if (!requireBound(kSlotPv, "rules/attention.yaml:1042:38", "pv")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1040:30", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1042:37", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1042:40", "v")) return false;
+    if (!requireBound(kSlotPk, "rules/attention.yaml:1040:33", "pk")) return false;
+    if (!requireBound(kSlotPv, "rules/attention.yaml:1043:38", "pv")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 = attrHelper(
         gen::attributeHelper("attention_num_heads"),
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:447:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 = attrHelper(
@@ -59794,8 +59802,8 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)",
-        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1041:19)");
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)",
+        "rules/attention.yaml:448:52 (in mha_with_cache at rules/attention.yaml:1042:19)");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
@@ -59803,20 +59811,20 @@ class MultiHeadAttentionCacheMaskedMatch : public AttentionSharedMatch<MultiHead
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:19 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotKc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:10 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!replaceable(
         kSlotVc,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1040:5",
-        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1041:19)")) return false;
+        "rules/attention.yaml:1041:5",
+        "rules/attention.yaml:446:14 (in mha_with_cache at rules/attention.yaml:1042:19)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -59851,7 +59859,7 @@ class MultiHeadAttentionCacheMaskedRule : public RewritePattern {
             root,
             87,
             {"ort"},
-            "rules/attention.yaml:1022:5",
+            "rules/attention.yaml:1023:5",
             {op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kAdd, op::kShape, op::kWhere}}),
         root_output_(root_output) {}
 
@@ -59873,7 +59881,7 @@ class MultiHeadAttentionCacheMaskedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:1050
+// Generated from: rules/attention.yaml:1051
 // attention_heads (priority 84): Scaled dot-product attention on [B, N, S, H] heads, grouped K/V heads too (LLaMA at opset 23).
 //===----------------------------------------------------------------------===//
 
@@ -59881,7 +59889,7 @@ class MultiHeadAttentionCacheMaskedRule : public RewritePattern {
 const gen::RuleSpec& specAttentionHeads() {
   static const gen::RuleSpec spec = {
     "attention_heads",
-    "rules/attention.yaml:1050:5",
+    "rules/attention.yaml:1051:5",
     19,  // root expr
     // slots
     {"kh", "kr", "vh", "vr", "qh", "scores.1.kt", "s", "m", "o", "scores.1.c", "scores.1.cq",
@@ -59892,311 +59900,311 @@ const gen::RuleSpec& specAttentionHeads() {
     // exprs
     {
       // 0: kh
-      {"kh", "rules/attention.yaml:1056:37", 0},
+      {"kh", "rules/attention.yaml:1057:37", 0},
       // 1: Unsqueeze(kh, axes=[2])
-      {"Unsqueeze", "rules/attention.yaml:1056:27", gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:1056:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
-      // 2: _
-      {"_", "rules/attention.yaml:1056:45"},
-      // 3: Expand(Unsqueeze(kh, axes=[2]), _)
-      {"Expand", "rules/attention.yaml:1056:20", gen::kNoSlot, 2},
-      // 4: _
-      {"_", "rules/attention.yaml:1056:49"},
-      // 5: Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)
-      {"Reshape", "rules/attention.yaml:1056:12", gen::kNoSlot, 2},
-      // 6: Reshape(Expand(Unsqueeze(...), _), _) | kh
-      {"kr", "rules/attention.yaml:1056:52", 1},
-      // 7: vh
-      {"vh", "rules/attention.yaml:1057:37", 2},
-      // 8: Unsqueeze(vh, axes=[2])
       {"Unsqueeze", "rules/attention.yaml:1057:27", gen::kNoSlot, 1,
        {{"axes", "rules/attention.yaml:1057:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
-      // 9: _
+      // 2: _
       {"_", "rules/attention.yaml:1057:45"},
-      // 10: Expand(Unsqueeze(vh, axes=[2]), _)
+      // 3: Expand(Unsqueeze(kh, axes=[2]), _)
       {"Expand", "rules/attention.yaml:1057:20", gen::kNoSlot, 2},
-      // 11: _
+      // 4: _
       {"_", "rules/attention.yaml:1057:49"},
-      // 12: Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)
+      // 5: Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)
       {"Reshape", "rules/attention.yaml:1057:12", gen::kNoSlot, 2},
+      // 6: Reshape(Expand(Unsqueeze(...), _), _) | kh
+      {"kr", "rules/attention.yaml:1057:52", 1},
+      // 7: vh
+      {"vh", "rules/attention.yaml:1058:37", 2},
+      // 8: Unsqueeze(vh, axes=[2])
+      {"Unsqueeze", "rules/attention.yaml:1058:27", gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:1058:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      // 9: _
+      {"_", "rules/attention.yaml:1058:45"},
+      // 10: Expand(Unsqueeze(vh, axes=[2]), _)
+      {"Expand", "rules/attention.yaml:1058:20", gen::kNoSlot, 2},
+      // 11: _
+      {"_", "rules/attention.yaml:1058:49"},
+      // 12: Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)
+      {"Reshape", "rules/attention.yaml:1058:12", gen::kNoSlot, 2},
       // 13: Reshape(Expand(Unsqueeze(...), _), _) | vh
-      {"vr", "rules/attention.yaml:1057:52", 3},
+      {"vr", "rules/attention.yaml:1058:52", 3},
       // 14: qh
-      {"qh", "rules/attention.yaml:1058:19", 4},
+      {"qh", "rules/attention.yaml:1059:19", 4},
       // 15: Transpose(kr, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/attention.yaml:1058:23", 5, 1,
-       {{"perm", "rules/attention.yaml:1058:37", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      {"Transpose", "rules/attention.yaml:1059:23", 5, 1,
+       {{"perm", "rules/attention.yaml:1059:37", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 16: Div(MatMul(qh, scores.1.kt), scores.1.c) | Mul(MatMul(qh, scores.1.kt), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | scores.1.kt)) | com.microsoft.FusedMatMul(qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
-      {"s", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1058:12)", 6},
+      {"s", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1059:12)", 6},
       // 17: Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm
-      {"m", "rules/attention.yaml:198:68 (in masked_sdpa at rules/attention.yaml:1059:39)", 7},
+      {"m", "rules/attention.yaml:198:68 (in masked_sdpa at rules/attention.yaml:1060:39)", 7},
       // 18: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:1060:19", gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:1060:30", Attr::kOneOf,
+      {"Softmax", "rules/attention.yaml:1061:19", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:1061:30", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1)}}},
       // 19: MatMul(Softmax(m, axis=-1), vr)
-      {"MatMul", "rules/attention.yaml:1060:12", 8, 2},
+      {"MatMul", "rules/attention.yaml:1061:12", 8, 2},
       // 20: MatMul(qh, scores.1.kt)
-      {"MatMul", "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:1058:12)",
+      {"MatMul", "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:1059:12)",
        gen::kNoSlot, 2},
       // 21: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:1058:12)", 9},
+      {"scores.1.c", "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:1059:12)", 9},
       // 22: Div(MatMul(qh, scores.1.kt), scores.1.c)
-      {"Div", "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:1058:12)",
+      {"Div", "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:1059:12)",
        gen::kNoSlot, 2},
       // 23: MatMul(qh, scores.1.kt)
-      {"MatMul", "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:1058:12)",
+      {"MatMul", "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:1059:12)",
        gen::kNoSlot, 2},
       // 24: Mul(MatMul(qh, scores.1.kt), scores.1.c)
-      {"Mul", "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:1058:12)",
+      {"Mul", "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:1059:12)",
        gen::kNoSlot, 2},
       // 25: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:1058:12)", 10},
+      {"scores.1.cq", "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:1059:12)", 10},
       // 26: Mul(qh, scores.1.cq)
-      {"Mul", "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1058:12)",
+      {"Mul", "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1059:12)",
        gen::kNoSlot, 2},
       // 27: Div(qh, scores.1.cq)
-      {"Div", "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1058:12)",
+      {"Div", "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1059:12)",
        gen::kNoSlot, 2},
       // 28: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      {"alternatives", "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:1058:12)"},
+      {"alternatives", "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:1059:12)"},
       // 29: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:1058:12)", 11},
+      {"scores.1.ck", "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:1059:12)", 11},
       // 30: Mul(scores.1.kt, scores.1.ck)
-      {"Mul", "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:1058:12)",
+      {"Mul", "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:1059:12)",
        gen::kNoSlot, 2},
       // 31: Div(scores.1.kt, scores.1.ck)
-      {"Div", "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:1058:12)",
+      {"Div", "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:1059:12)",
        gen::kNoSlot, 2},
       // 32: Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt
-      {"alternatives", "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1058:12)"},
+      {"alternatives", "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1059:12)"},
       // 33: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt))
-      {"MatMul", "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:1058:12)",
+      {"MatMul", "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:1059:12)",
        gen::kNoSlot, 2},
       // 34: com.microsoft.FusedMatMul(qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1058:12)", gen::kNoSlot, 2,
-       {{"transA", "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:1058:12)",
+       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1059:12)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:1059:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transB", "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:1058:12)",
+        {"transB", "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:1059:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchA", "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:1058:12)",
+        {"transBatchA", "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:1059:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB", "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:1058:12)",
+        {"transBatchB", "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:1059:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 35: Shape(qh)
-      {"Shape", "rules/attention.yaml:194:19 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Shape", "rules/attention.yaml:194:19 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 1},
       // 36: Slice(Shape(qh), starts=[-2], ends=[-1])
-      {"Slice", "rules/attention.yaml:194:13 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Slice", "rules/attention.yaml:194:13 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:194:30 (in masked_sdpa at rules/attention.yaml:1059:39)",
+       {{"starts", "rules/attention.yaml:194:30 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:194:34 (in masked_sdpa at rules/attention.yaml:1059:39)",
+        {"ends", "rules/attention.yaml:194:34 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intsLiteral({-1})}}}},
       // 37: Shape(qh, start=-2, end=-1)
-      {"Shape", "rules/attention.yaml:194:40 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Shape", "rules/attention.yaml:194:40 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 1,
-       {{"start", "rules/attention.yaml:194:50 (in masked_sdpa at rules/attention.yaml:1059:39)",
+       {{"start", "rules/attention.yaml:194:50 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
-        {"end", "rules/attention.yaml:194:60 (in masked_sdpa at rules/attention.yaml:1059:39)",
+        {"end", "rules/attention.yaml:194:60 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intLiteral(-1)}}}},
       // 38: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
       {"masked_sdpa.1.ql",
-       "rules/attention.yaml:194:38 (in masked_sdpa at rules/attention.yaml:1059:39)", 12},
+       "rules/attention.yaml:194:38 (in masked_sdpa at rules/attention.yaml:1060:39)", 12},
       // 39: Shape(kr)
-      {"Shape", "rules/attention.yaml:195:19 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Shape", "rules/attention.yaml:195:19 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 1},
       // 40: Slice(Shape(kr), starts=[-2], ends=[-1])
-      {"Slice", "rules/attention.yaml:195:13 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Slice", "rules/attention.yaml:195:13 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:195:30 (in masked_sdpa at rules/attention.yaml:1059:39)",
+       {{"starts", "rules/attention.yaml:195:30 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:195:34 (in masked_sdpa at rules/attention.yaml:1059:39)",
+        {"ends", "rules/attention.yaml:195:34 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intsLiteral({-1})}}}},
       // 41: Shape(kr, start=-2, end=-1)
-      {"Shape", "rules/attention.yaml:195:40 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Shape", "rules/attention.yaml:195:40 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 1,
-       {{"start", "rules/attention.yaml:195:50 (in masked_sdpa at rules/attention.yaml:1059:39)",
+       {{"start", "rules/attention.yaml:195:50 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
-        {"end", "rules/attention.yaml:195:60 (in masked_sdpa at rules/attention.yaml:1059:39)",
+        {"end", "rules/attention.yaml:195:60 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intLiteral(-1)}}}},
       // 42: Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1)
       {"masked_sdpa.1.kl",
-       "rules/attention.yaml:195:38 (in masked_sdpa at rules/attention.yaml:1059:39)", 13},
+       "rules/attention.yaml:195:38 (in masked_sdpa at rules/attention.yaml:1060:39)", 13},
       // 43: 1.0
       {"constant 1.0",
-       "rules/attention.yaml:196:26 (in masked_sdpa at rules/attention.yaml:1059:39)", gen::kNoSlot,
+       "rules/attention.yaml:196:26 (in masked_sdpa at rules/attention.yaml:1060:39)", gen::kNoSlot,
        0, {}, gen::floatLiteral(1.0)},
       // 44: Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)
-      {"Concat", "rules/attention.yaml:196:31 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Concat", "rules/attention.yaml:196:31 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/attention.yaml:196:46 (in masked_sdpa at rules/attention.yaml:1059:39)",
+       {{"axis", "rules/attention.yaml:196:46 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 45: Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))
-      {"Expand", "rules/attention.yaml:196:19 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Expand", "rules/attention.yaml:196:19 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 2},
       // 46: Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)), upper=0)
-      {"Trilu", "rules/attention.yaml:196:13 (in masked_sdpa at rules/attention.yaml:1059:39)", 14,
+      {"Trilu", "rules/attention.yaml:196:13 (in masked_sdpa at rules/attention.yaml:1060:39)", 14,
        1,
-       {{"upper", "rules/attention.yaml:196:56 (in masked_sdpa at rules/attention.yaml:1059:39)",
+       {{"upper", "rules/attention.yaml:196:56 (in masked_sdpa at rules/attention.yaml:1060:39)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(1)}}},
       // 47: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, Slice(mask, 0, masked.1.len, 3, 1)) | Add(s, Slice(mask, 0, masked.1.len, 3)) | Add(s, mask) | s
       {"masked_sdpa.1.mm",
-       "rules/attention.yaml:103:59 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:103:59 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        15},
       // 48: 0.0
       {"constant 0.0",
-       "rules/attention.yaml:198:37 (in masked_sdpa at rules/attention.yaml:1059:39)", gen::kNoSlot,
+       "rules/attention.yaml:198:37 (in masked_sdpa at rules/attention.yaml:1060:39)", gen::kNoSlot,
        0, {}, gen::floatLiteral(0.0)},
       // 49: Equal(masked_sdpa.1.tri, 0.0)
-      {"Equal", "rules/attention.yaml:198:26 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Equal", "rules/attention.yaml:198:26 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 2},
       // 50: 0.0
       {"constant 0.0",
-       "rules/attention.yaml:198:49 (in masked_sdpa at rules/attention.yaml:1059:39)", gen::kNoSlot,
+       "rules/attention.yaml:198:49 (in masked_sdpa at rules/attention.yaml:1060:39)", gen::kNoSlot,
        0, {}, gen::floatLiteral(0.0)},
       // 51: Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)
-      {"Where", "rules/attention.yaml:198:20 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Where", "rules/attention.yaml:198:20 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 3},
       // 52: Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))
-      {"Add", "rules/attention.yaml:198:13 (in masked_sdpa at rules/attention.yaml:1059:39)",
+      {"Add", "rules/attention.yaml:198:13 (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 2},
       // 53: causal
       {"causal",
-       "rules/attention.yaml:103:22 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:103:22 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        16},
       // 54: fill
       {"fill",
-       "rules/attention.yaml:103:33 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:103:33 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        17},
       // 55: Where(causal, s, fill)
       {"Where",
-       "rules/attention.yaml:103:16 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:103:16 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 3},
       // 56: mask
       {"mask",
-       "rules/attention.yaml:103:40 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:103:40 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        18},
       // 57: Add(Where(causal, s, fill), mask)
       {"Add",
-       "rules/attention.yaml:103:12 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:103:12 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 2},
       // 58: Where(causal, s, fill)
       {"Where",
-       "rules/attention.yaml:103:61 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:103:61 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 3},
       // 59: masked
       {"masked",
-       "rules/attention.yaml:104:27 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:104:27 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        19},
       // 60: Shape(s)
       {"Shape",
-       "rules/attention.yaml:104:35 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:104:35 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 1},
       // 61: Expand(masked, Shape(s))
       {"Expand",
-       "rules/attention.yaml:104:20 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:104:20 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 2},
       // 62: Where(Expand(masked, Shape(s)), fill, s)
       {"Where",
-       "rules/attention.yaml:104:14 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:104:14 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 3},
       // 63: Where(masked, fill, s)
       {"Where",
-       "rules/attention.yaml:104:70 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:104:70 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 3},
       // 64: 0
       {"constant 0",
-       "rules/attention.yaml:105:33 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:33 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 65: masked.1.len
       {"masked.1.len",
-       "rules/attention.yaml:105:36 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:36 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        20},
       // 66: 3
       {"constant 3",
-       "rules/attention.yaml:105:41 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:41 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 67: 1
       {"constant 1",
-       "rules/attention.yaml:105:44 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:44 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 68: Slice(mask, 0, masked.1.len, 3, 1)
       {"Slice",
-       "rules/attention.yaml:105:21 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:21 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 5},
       // 69: Add(s, Slice(mask, 0, masked.1.len, 3, 1))
       {"Add",
-       "rules/attention.yaml:105:14 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:14 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 2},
       // 70: 0
       {"constant 0",
-       "rules/attention.yaml:105:82 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:82 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 71: 3
       {"constant 3",
-       "rules/attention.yaml:105:90 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:90 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 72: Slice(mask, 0, masked.1.len, 3)
       {"Slice",
-       "rules/attention.yaml:105:70 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:70 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 4},
       // 73: Add(s, Slice(mask, 0, masked.1.len, 3))
       {"Add",
-       "rules/attention.yaml:105:63 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:105:63 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 2},
       // 74: Add(s, mask)
       {"Add",
-       "rules/attention.yaml:106:14 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+       "rules/attention.yaml:106:14 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:1062:13", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:1063:13", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kElemType, "rules/attention.yaml:1062:34", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/attention.yaml:1063:34", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
-     {Check::kShape, "rules/attention.yaml:1063:13", "kr", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:1064:13", "kr", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/attention.yaml:1063:34", "kr", gen::kNoSlot, {"kr", "kh"}, {1, 0},
+     {Check::kNative, "rules/attention.yaml:1064:34", "kr", gen::kNoSlot, {"kr", "kh"}, {1, 0},
       "repeats_heads", gen::nativePredicate("repeats_heads")},
-     {Check::kShape, "rules/attention.yaml:1064:13", "vr", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:1065:13", "vr", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
-     {Check::kNative, "rules/attention.yaml:1064:35", "vr", gen::kNoSlot, {"vr", "vh"}, {3, 2},
+     {Check::kNative, "rules/attention.yaml:1065:35", "vr", gen::kNoSlot, {"vr", "vh"}, {3, 2},
       "repeats_heads", gen::nativePredicate("repeats_heads")},
-     {Check::kShape, "rules/attention.yaml:1065:13", "kh", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:1066:13", "kh", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "G", "L", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 6}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/attention.yaml:1066:13", "vh", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:1067:13", "vh", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "G", "L", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 6}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
-     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:1058:12)",
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:1059:12)",
       "scores.1.c", 9, {}, {}, "", nullptr, 6},
-     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:1058:12)",
+     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:1059:12)",
       "scores.1.cq", 10, {}, {}, "", nullptr, 6},
-     {Check::kScalar, "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:1058:12)",
+     {Check::kScalar, "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:1059:12)",
       "scores.1.ck", 11, {}, {}, "", nullptr, 6},
-     {Check::kNative, "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:1058:12)",
+     {Check::kNative, "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:1059:12)",
       "qh", gen::kNoSlot, {"qh"}, {4}, "unscaled", gen::nativePredicate("unscaled"), 6},
-     {Check::kNative, "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:1058:12)",
+     {Check::kNative, "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:1059:12)",
       "scores.1.kt", gen::kNoSlot, {"scores.1.kt"}, {5}, "unscaled",
       gen::nativePredicate("unscaled"), 6},
      {Check::kScalar,
-      "rules/attention.yaml:108:15 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+      "rules/attention.yaml:108:15 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
       "fill", 17, {}, {}, "", nullptr, 15, {}, true, true, -gen::kInfinity, -1e+04},
      {Check::kNative,
-      "rules/attention.yaml:108:37 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+      "rules/attention.yaml:108:37 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
       "fill", gen::kNoSlot, {"fill", "s", "masked_sdpa.1.mm"}, {17, 6, 15}, "exact_fill",
       gen::nativePredicate("exact_fill"), 15},
      {Check::kNative,
-      "rules/attention.yaml:109:15 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+      "rules/attention.yaml:109:15 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
       "mask", gen::kNoSlot, {"mask", "s"}, {18, 6}, "exact_masking",
       gen::nativePredicate("exact_masking"), 15},
      {Check::kNative,
-      "rules/attention.yaml:110:15 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39)",
+      "rules/attention.yaml:110:15 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39)",
       "masked.1.len", gen::kNoSlot, {"masked.1.len", "s"}, {20, 6}, "keys_length",
       gen::nativePredicate("keys_length"), 15}},
     // rewrite variants
@@ -60369,7 +60377,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   // matchConstant48, matchConstant50, matchCausal, matchFill, matchMask, matchMasked,
   // matchConstant64, matchMasked1Len, matchConstant66, matchConstant70, matchConstant71.
 
-  /// Unsqueeze(kh, axes=[2])  (rules/attention.yaml:1056:27)
+  /// Unsqueeze(kh, axes=[2])  (rules/attention.yaml:1057:27)
   bool matchUnsqueeze1(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze1)) return same(kUnsqueeze1, v) && k();
     if (!bind(kUnsqueeze1, v)) return false;
@@ -60378,13 +60386,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKh(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:1056:45)
+  /// _  (rules/attention.yaml:1057:45)
   bool matchAny2(ValueId v, gen::Next k) {
     if (seen(kAny2)) return same(kAny2, v) && k();
     return bind(kAny2, v) && k();
   }
 
-  /// Expand(Unsqueeze(kh, axes=[2]), _)  (rules/attention.yaml:1056:20)
+  /// Expand(Unsqueeze(kh, axes=[2]), _)  (rules/attention.yaml:1057:20)
   bool matchExpand3(ValueId v, gen::Next k) {
     if (seen(kExpand3)) return same(kExpand3, v) && k();
     if (!bind(kExpand3, v)) return false;
@@ -60393,13 +60401,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchUnsqueeze1(input(n, 0), [&] { return matchAny2(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:1056:49)
+  /// _  (rules/attention.yaml:1057:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(kAny4)) return same(kAny4, v) && k();
     return bind(kAny4, v) && k();
   }
 
-  /// Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)  (rules/attention.yaml:1056:12)
+  /// Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)  (rules/attention.yaml:1057:12)
   bool matchReshape5(ValueId v, gen::Next k) {
     if (seen(kReshape5)) return same(kReshape5, v) && k();
     if (!bind(kReshape5, v)) return false;
@@ -60408,7 +60416,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchExpand3(input(n, 0), [&] { return matchAny4(input(n, 1), k); });
   }
 
-  /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:1056:52)
+  /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:1057:52)
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
@@ -60420,7 +60428,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Unsqueeze(vh, axes=[2])  (rules/attention.yaml:1057:27)
+  /// Unsqueeze(vh, axes=[2])  (rules/attention.yaml:1058:27)
   bool matchUnsqueeze8(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze8)) return same(kUnsqueeze8, v) && k();
     if (!bind(kUnsqueeze8, v)) return false;
@@ -60429,13 +60437,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchVh(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:1057:45)
+  /// _  (rules/attention.yaml:1058:45)
   bool matchAny9(ValueId v, gen::Next k) {
     if (seen(kAny9)) return same(kAny9, v) && k();
     return bind(kAny9, v) && k();
   }
 
-  /// Expand(Unsqueeze(vh, axes=[2]), _)  (rules/attention.yaml:1057:20)
+  /// Expand(Unsqueeze(vh, axes=[2]), _)  (rules/attention.yaml:1058:20)
   bool matchExpand10(ValueId v, gen::Next k) {
     if (seen(kExpand10)) return same(kExpand10, v) && k();
     if (!bind(kExpand10, v)) return false;
@@ -60444,13 +60452,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchUnsqueeze8(input(n, 0), [&] { return matchAny9(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:1057:49)
+  /// _  (rules/attention.yaml:1058:49)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(kAny11)) return same(kAny11, v) && k();
     return bind(kAny11, v) && k();
   }
 
-  /// Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)  (rules/attention.yaml:1057:12)
+  /// Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)  (rules/attention.yaml:1058:12)
   bool matchReshape12(ValueId v, gen::Next k) {
     if (seen(kReshape12)) return same(kReshape12, v) && k();
     if (!bind(kReshape12, v)) return false;
@@ -60459,7 +60467,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchExpand10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
-  /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:1057:52)
+  /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:1058:52)
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
@@ -60471,13 +60479,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// qh  (rules/attention.yaml:1058:19)
+  /// qh  (rules/attention.yaml:1059:19)
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     return bind(kQh, v) && k();
   }
 
-  /// scores.1.kt = Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:1058:23)
+  /// scores.1.kt = Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:1059:23)
   bool matchScores1Kt(ValueId v, gen::Next k) {
     if (seen(kScores1Kt)) return same(kScores1Kt, v) && k();
     if (!bind(kScores1Kt, v)) return false;
@@ -60489,7 +60497,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   /// s = Div(MatMul(qh, scores.1.kt), scores.1.c) | Mul(MatMul(qh, scores.1.kt), scores.1.c) |
   /// MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | scores.1.kt)) |
   /// com.microsoft.FusedMatMul(qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0) 
-  /// (rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1058:12))
+  /// (rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1059:12))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -60506,7 +60514,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// m = Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm  (rules/attention.yaml:198:68 (in
-  /// masked_sdpa at rules/attention.yaml:1059:39))
+  /// masked_sdpa at rules/attention.yaml:1060:39))
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -60518,7 +60526,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:1060:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:1061:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -60527,7 +60535,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchM(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(m, axis=-1), vr)  (rules/attention.yaml:1060:12)
+  /// o = MatMul(Softmax(m, axis=-1), vr)  (rules/attention.yaml:1061:12)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -60537,7 +60545,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// MatMul(qh, scores.1.kt)  (rules/attention.yaml:83:16 (in scores at
-  /// rules/attention.yaml:1058:12))
+  /// rules/attention.yaml:1059:12))
   bool matchMatMul20(ValueId v, gen::Next k) {
     if (seen(kMatMul20)) return same(kMatMul20, v) && k();
     if (!bind(kMatMul20, v)) return false;
@@ -60547,7 +60555,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Div(MatMul(qh, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:12 (in scores at
-  /// rules/attention.yaml:1058:12))
+  /// rules/attention.yaml:1059:12))
   bool matchDiv22(ValueId v, gen::Next k) {
     if (seen(kDiv22)) return same(kDiv22, v) && k();
     if (!bind(kDiv22, v)) return false;
@@ -60557,7 +60565,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// MatMul(qh, scores.1.kt)  (rules/attention.yaml:83:40 (in scores at
-  /// rules/attention.yaml:1058:12))
+  /// rules/attention.yaml:1059:12))
   bool matchMatMul23(ValueId v, gen::Next k) {
     if (seen(kMatMul23)) return same(kMatMul23, v) && k();
     if (!bind(kMatMul23, v)) return false;
@@ -60567,7 +60575,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(MatMul(qh, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:36 (in scores at
-  /// rules/attention.yaml:1058:12))
+  /// rules/attention.yaml:1059:12))
   bool matchMul24(ValueId v, gen::Next k) {
     if (seen(kMul24)) return same(kMul24, v) && k();
     if (!bind(kMul24, v)) return false;
@@ -60581,7 +60589,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchMatMul23(in1, [&] { return matchScores1C(in0, k); });
   }
 
-  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1058:12))
+  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1059:12))
   bool matchMul26(ValueId v, gen::Next k) {
     if (seen(kMul26)) return same(kMul26, v) && k();
     if (!bind(kMul26, v)) return false;
@@ -60595,7 +60603,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(in1, [&] { return matchScores1Cq(in0, k); });
   }
 
-  /// Div(qh, scores.1.cq)  (rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1058:12))
+  /// Div(qh, scores.1.cq)  (rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1059:12))
   bool matchDiv27(ValueId v, gen::Next k) {
     if (seen(kDiv27)) return same(kDiv27, v) && k();
     if (!bind(kDiv27, v)) return false;
@@ -60605,7 +60613,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh  (rules/attention.yaml:84:32 (in scores at
-  /// rules/attention.yaml:1058:12))
+  /// rules/attention.yaml:1059:12))
   bool matchAnyOf28(ValueId v, gen::Next k) {
     if (seen(kAnyOf28)) return same(kAnyOf28, v) && k();
     if (!bind(kAnyOf28, v)) return false;
@@ -60620,7 +60628,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:50 (in scores at
-  /// rules/attention.yaml:1058:12))
+  /// rules/attention.yaml:1059:12))
   bool matchMul30(ValueId v, gen::Next k) {
     if (seen(kMul30)) return same(kMul30, v) && k();
     if (!bind(kMul30, v)) return false;
@@ -60635,7 +60643,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Div(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:64 (in scores at
-  /// rules/attention.yaml:1058:12))
+  /// rules/attention.yaml:1059:12))
   bool matchDiv31(ValueId v, gen::Next k) {
     if (seen(kDiv31)) return same(kDiv31, v) && k();
     if (!bind(kDiv31, v)) return false;
@@ -60645,7 +60653,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt 
-  /// (rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1058:12))
+  /// (rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1059:12))
   bool matchAnyOf32(ValueId v, gen::Next k) {
     if (seen(kAnyOf32)) return same(kAnyOf32, v) && k();
     if (!bind(kAnyOf32, v)) return false;
@@ -60661,7 +60669,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   /// MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(scores.1.kt, scores.1.ck) |
   /// Div(scores.1.kt, scores.1.ck) | scores.1.kt))  (rules/attention.yaml:84:14 (in scores at
-  /// rules/attention.yaml:1058:12))
+  /// rules/attention.yaml:1059:12))
   bool matchMatMul33(ValueId v, gen::Next k) {
     if (seen(kMatMul33)) return same(kMatMul33, v) && k();
     if (!bind(kMatMul33, v)) return false;
@@ -60671,7 +60679,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// com.microsoft.FusedMatMul(qh, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0) 
-  /// (rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1058:12))
+  /// (rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1059:12))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -60680,7 +60688,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), [&] { return matchScores1Kt(input(n, 1), k); });
   }
 
-  /// Shape(qh)  (rules/attention.yaml:194:19 (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// Shape(qh)  (rules/attention.yaml:194:19 (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchShape35(ValueId v, gen::Next k) {
     if (seen(kShape35)) return same(kShape35, v) && k();
     if (!bind(kShape35, v)) return false;
@@ -60690,7 +60698,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Slice(Shape(qh), starts=[-2], ends=[-1])  (rules/attention.yaml:194:13 (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchSlice36(ValueId v, gen::Next k) {
     if (seen(kSlice36)) return same(kSlice36, v) && k();
     if (!bind(kSlice36, v)) return false;
@@ -60700,7 +60708,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:194:40 (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(kShape37)) return same(kShape37, v) && k();
     if (!bind(kShape37, v)) return false;
@@ -60710,7 +60718,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1) 
-  /// (rules/attention.yaml:194:38 (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// (rules/attention.yaml:194:38 (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchMaskedSdpa1Ql(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Ql)) return same(kMaskedSdpa1Ql, v) && k();
     if (!bind(kMaskedSdpa1Ql, v)) return false;
@@ -60722,7 +60730,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Shape(kr)  (rules/attention.yaml:195:19 (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// Shape(kr)  (rules/attention.yaml:195:19 (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchShape39(ValueId v, gen::Next k) {
     if (seen(kShape39)) return same(kShape39, v) && k();
     if (!bind(kShape39, v)) return false;
@@ -60732,7 +60740,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Slice(Shape(kr), starts=[-2], ends=[-1])  (rules/attention.yaml:195:13 (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchSlice40(ValueId v, gen::Next k) {
     if (seen(kSlice40)) return same(kSlice40, v) && k();
     if (!bind(kSlice40, v)) return false;
@@ -60742,7 +60750,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Shape(kr, start=-2, end=-1)  (rules/attention.yaml:195:40 (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchShape41(ValueId v, gen::Next k) {
     if (seen(kShape41)) return same(kShape41, v) && k();
     if (!bind(kShape41, v)) return false;
@@ -60752,7 +60760,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.kl = Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1) 
-  /// (rules/attention.yaml:195:38 (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// (rules/attention.yaml:195:38 (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchMaskedSdpa1Kl(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Kl)) return same(kMaskedSdpa1Kl, v) && k();
     if (!bind(kMaskedSdpa1Kl, v)) return false;
@@ -60765,7 +60773,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)  (rules/attention.yaml:196:31 (in
-  /// masked_sdpa at rules/attention.yaml:1059:39))
+  /// masked_sdpa at rules/attention.yaml:1060:39))
   bool matchConcat(ValueId v, gen::Next k) {
     if (seen(kConcat)) return same(kConcat, v) && k();
     if (!bind(kConcat, v)) return false;
@@ -60775,7 +60783,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))  (rules/attention.yaml:196:19
-  /// (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchExpand45(ValueId v, gen::Next k) {
     if (seen(kExpand45)) return same(kExpand45, v) && k();
     if (!bind(kExpand45, v)) return false;
@@ -60785,7 +60793,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.tri = Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)),
-  /// upper=0)  (rules/attention.yaml:196:13 (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// upper=0)  (rules/attention.yaml:196:13 (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchMaskedSdpa1Tri(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Tri)) return same(kMaskedSdpa1Tri, v) && k();
     if (!bind(kMaskedSdpa1Tri, v)) return false;
@@ -60798,7 +60806,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   /// Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, Slice(mask, 0,
   /// masked.1.len, 3, 1)) | Add(s, Slice(mask, 0, masked.1.len, 3)) | Add(s, mask) | s 
   /// (rules/attention.yaml:103:59 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchMaskedSdpa1Mm(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Mm)) return same(kMaskedSdpa1Mm, v) && k();
     if (!bind(kMaskedSdpa1Mm, v)) return false;
@@ -60823,7 +60831,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Equal(masked_sdpa.1.tri, 0.0)  (rules/attention.yaml:198:26 (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchEqual(ValueId v, gen::Next k) {
     if (seen(kEqual)) return same(kEqual, v) && k();
     if (!bind(kEqual, v)) return false;
@@ -60838,7 +60846,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)  (rules/attention.yaml:198:20 (in masked_sdpa
-  /// at rules/attention.yaml:1059:39))
+  /// at rules/attention.yaml:1060:39))
   bool matchWhere51(ValueId v, gen::Next k) {
     if (seen(kWhere51)) return same(kWhere51, v) && k();
     if (!bind(kWhere51, v)) return false;
@@ -60852,7 +60860,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))  (rules/attention.yaml:198:13 (in
-  /// masked_sdpa at rules/attention.yaml:1059:39))
+  /// masked_sdpa at rules/attention.yaml:1060:39))
   bool matchAdd52(ValueId v, gen::Next k) {
     if (seen(kAdd52)) return same(kAdd52, v) && k();
     if (!bind(kAdd52, v)) return false;
@@ -60867,7 +60875,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:103:16 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchWhere55(ValueId v, gen::Next k) {
     if (seen(kWhere55)) return same(kWhere55, v) && k();
     if (!bind(kWhere55, v)) return false;
@@ -60881,7 +60889,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:103:12 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchAdd57(ValueId v, gen::Next k) {
     if (seen(kAdd57)) return same(kAdd57, v) && k();
     if (!bind(kAdd57, v)) return false;
@@ -60896,7 +60904,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:103:61 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchWhere58(ValueId v, gen::Next k) {
     if (seen(kWhere58)) return same(kWhere58, v) && k();
     if (!bind(kWhere58, v)) return false;
@@ -60910,7 +60918,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Shape(s)  (rules/attention.yaml:104:35 (in masked at rules/attention.yaml:197:40) (in
-  /// masked_sdpa at rules/attention.yaml:1059:39))
+  /// masked_sdpa at rules/attention.yaml:1060:39))
   bool matchShape60(ValueId v, gen::Next k) {
     if (seen(kShape60)) return same(kShape60, v) && k();
     if (!bind(kShape60, v)) return false;
@@ -60920,7 +60928,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Expand(masked, Shape(s))  (rules/attention.yaml:104:20 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchExpand61(ValueId v, gen::Next k) {
     if (seen(kExpand61)) return same(kExpand61, v) && k();
     if (!bind(kExpand61, v)) return false;
@@ -60930,7 +60938,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(Expand(masked, Shape(s)), fill, s)  (rules/attention.yaml:104:14 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchWhere62(ValueId v, gen::Next k) {
     if (seen(kWhere62)) return same(kWhere62, v) && k();
     if (!bind(kWhere62, v)) return false;
@@ -60944,7 +60952,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:104:70 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchWhere63(ValueId v, gen::Next k) {
     if (seen(kWhere63)) return same(kWhere63, v) && k();
     if (!bind(kWhere63, v)) return false;
@@ -60958,14 +60966,14 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// 1  (rules/attention.yaml:105:44 (in masked at rules/attention.yaml:197:40) (in masked_sdpa at
-  /// rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:1060:39))
   bool matchConstant67(ValueId v, gen::Next k) {
     if (seen(kConstant67)) return same(kConstant67, v) && k();
     return bind(kConstant67, v) && constant(kConstant67, v) && k();
   }
 
   /// Slice(mask, 0, masked.1.len, 3, 1)  (rules/attention.yaml:105:21 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchSlice68(ValueId v, gen::Next k) {
     if (seen(kSlice68)) return same(kSlice68, v) && k();
     if (!bind(kSlice68, v)) return false;
@@ -60983,7 +60991,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(s, Slice(mask, 0, masked.1.len, 3, 1))  (rules/attention.yaml:105:14 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchAdd69(ValueId v, gen::Next k) {
     if (seen(kAdd69)) return same(kAdd69, v) && k();
     if (!bind(kAdd69, v)) return false;
@@ -60998,7 +61006,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Slice(mask, 0, masked.1.len, 3)  (rules/attention.yaml:105:70 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchSlice72(ValueId v, gen::Next k) {
     if (seen(kSlice72)) return same(kSlice72, v) && k();
     if (!bind(kSlice72, v)) return false;
@@ -61014,7 +61022,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(s, Slice(mask, 0, masked.1.len, 3))  (rules/attention.yaml:105:63 (in masked at
-  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1059:39))
+  /// rules/attention.yaml:197:40) (in masked_sdpa at rules/attention.yaml:1060:39))
   bool matchAdd73(ValueId v, gen::Next k) {
     if (seen(kAdd73)) return same(kAdd73, v) && k();
     if (!bind(kAdd73, v)) return false;
@@ -61029,7 +61037,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(s, mask)  (rules/attention.yaml:106:14 (in masked at rules/attention.yaml:197:40) (in
-  /// masked_sdpa at rules/attention.yaml:1059:39))
+  /// masked_sdpa at rules/attention.yaml:1060:39))
   bool matchAdd74(ValueId v, gen::Next k) {
     if (seen(kAdd74)) return same(kAdd74, v) && k();
     if (!bind(kAdd74, v)) return false;
@@ -61045,13 +61053,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:1071:9:
+  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:1072:9:
   ///   o = Attention(qh, kh, vh, Where(Equal(Trilu(Expand(tensor(1.0), Concat(Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), upper=0), tensor(0.0)), fill, tensor(like(fill), 0.0)), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1073:33", "vh")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1074:33", "vh")) return false;
     std::optional<onnx::TensorProto> t14 = gen::literalTensor(gen::floatLiteral(1.0), 1, {});
     if (!t14) return false;
     std::vector<onnx::AttributeProto> attrs8;
@@ -61074,12 +61082,12 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t18) return false;
     std::vector<onnx::AttributeProto> attrs19;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1073:62", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1074:62", "fill")) return false;
     std::optional<onnx::TensorProto> t20 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:358:57 (in sdpa_causal_bias at rules/attention.yaml:1073:37)",
+        "rules/attention.yaml:358:57 (in sdpa_causal_bias at rules/attention.yaml:1074:37)",
         "fill");
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs6;
@@ -61089,8 +61097,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1073:69",
-        "rules/attention.yaml:1073:69");
+        "rules/attention.yaml:1074:69",
+        "rules/attention.yaml:1074:69");
     if (!a7_0) return false;
     attrs7.push_back(std::move(*a7_0));
     collectMatched();
@@ -61098,8 +61106,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1071:9",
-        "rules/attention.yaml:1073:15")) return false;
+        "rules/attention.yaml:1072:9",
+        "rules/attention.yaml:1074:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -61187,24 +61195,24 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v7}});
   }
 
-  /// Variant 1 (when opset in [23, -] @causal_mask), rules/attention.yaml:1074:9:
+  /// Variant 1 (when opset in [23, -] @causal_mask), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, Add(Where(causal, tensor(like(fill), 0.0), fill), Where(Equal(mask, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), mask)), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1075:52", "causal")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1076:52", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:510:35 (in attention_mask at rules/attention.yaml:1075:37)",
+        "rules/attention.yaml:510:35 (in attention_mask at rules/attention.yaml:1076:37)",
         "fill");
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1075:74", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1076:74", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1075:60", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1076:60", "mask")) return false;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -61224,8 +61232,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -61233,8 +61241,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -61285,24 +61293,24 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 2 (when @causal_mask), rules/attention.yaml:1074:9:
+  /// Variant 2 (when @causal_mask), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, Add(Where(causal, tensor(like(fill), 0.0), fill), mask), scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1075:52", "causal")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1076:52", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:510:35 (in attention_mask at rules/attention.yaml:1075:37)",
+        "rules/attention.yaml:510:35 (in attention_mask at rules/attention.yaml:1076:37)",
         "fill");
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1075:74", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1076:74", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1075:60", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1076:60", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 = attrHelper(
@@ -61310,8 +61318,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -61319,8 +61327,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -61355,22 +61363,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 3 (when @causal), rules/attention.yaml:1074:9:
+  /// Variant 3 (when @causal), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, causal, scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1075:52", "causal")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1076:52", "causal")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 = attrHelper(
         gen::attributeHelper("attention_scale"),
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -61378,8 +61386,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -61397,15 +61405,15 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 4 (when opset in [23, -] @masked_fill), rules/attention.yaml:1074:9:
+  /// Variant 4 (when opset in [23, -] @masked_fill), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, Expand(Where(masked, Where(Equal(fill, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), fill), tensor(like(fill), 0.0)), Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:1075:66", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1075:74", "fill")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:1076:66", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1076:74", "fill")) return false;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -61422,7 +61430,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:514:58 (in attention_mask at rules/attention.yaml:1075:37)",
+        "rules/attention.yaml:514:58 (in attention_mask at rules/attention.yaml:1076:37)",
         "fill");
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs21;
@@ -61449,8 +61457,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -61458,8 +61466,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -61549,20 +61557,20 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 5 (when @masked_fill), rules/attention.yaml:1074:9:
+  /// Variant 5 (when @masked_fill), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, Expand(Where(masked, fill, tensor(like(fill), 0.0)), Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:1075:66", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1075:74", "fill")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:1076:66", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1076:74", "fill")) return false;
     std::optional<onnx::TensorProto> t20 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:514:58 (in attention_mask at rules/attention.yaml:1075:37)",
+        "rules/attention.yaml:514:58 (in attention_mask at rules/attention.yaml:1076:37)",
         "fill");
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs21;
@@ -61589,8 +61597,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -61598,8 +61606,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -61673,14 +61681,14 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 6 (when opset in [23, -] @mask), rules/attention.yaml:1074:9:
+  /// Variant 6 (when opset in [23, -] @mask), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, Expand(Where(Equal(mask, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), mask), Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite6() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1075:60", "mask")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1076:60", "mask")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -61716,8 +61724,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -61725,8 +61733,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -61807,14 +61815,14 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 7 (when @mask), rules/attention.yaml:1074:9:
+  /// Variant 7 (when @mask), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite7() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1075:60", "mask")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1076:60", "mask")) return false;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
     std::vector<onnx::AttributeProto> attrs12;
@@ -61838,8 +61846,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -61847,8 +61855,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -61913,14 +61921,14 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 8 (when opset in [23, -] @sliced_mask), rules/attention.yaml:1074:9:
+  /// Variant 8 (when opset in [23, -] @sliced_mask), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, Expand(Slice(Where(Equal(mask, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), mask), tensor([0]), Slice(Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0), tensor([-1]), tensor([4])), tensor([-1])), Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite8() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1075:60", "mask")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1076:60", "mask")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -61966,8 +61974,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -61975,8 +61983,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -62075,14 +62083,14 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 9 (when opset in [10, -] @sliced_mask), rules/attention.yaml:1074:9:
+  /// Variant 9 (when opset in [10, -] @sliced_mask), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, Expand(Slice(mask, tensor([0]), Slice(Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0), tensor([-1]), tensor([4])), tensor([-1])), Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite9() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1075:60", "mask")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1076:60", "mask")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
     if (!t21) return false;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
@@ -62116,8 +62124,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -62125,8 +62133,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -62209,21 +62217,21 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 10 (when @plain), rules/attention.yaml:1074:9:
+  /// Variant 10 (when @plain), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, none, scale=helper(attention_scale))
   bool rewrite10() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 = attrHelper(
         gen::attributeHelper("attention_scale"),
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -62231,8 +62239,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -62250,13 +62258,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 11 (when opset in [14, -] @sdpa_causal), rules/attention.yaml:1074:9:
+  /// Variant 11 (when opset in [14, -] @sdpa_causal), rules/attention.yaml:1075:9:
   ///   o = Attention(qh, kh, vh, Expand(Where(Equal(Trilu(Expand(tensor(1.0), Concat(Slice(Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0), tensor([2]), tensor([3])), Slice(Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0), tensor([3]), tensor([4])), axis=0)), upper=0), tensor(0.0)), fill, tensor(like(fill), 0.0)), Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite11() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:1068:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:1069:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:1075:33", "vh")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:1069:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:1070:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:1076:33", "vh")) return false;
     std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::floatLiteral(1.0), 1, {});
     if (!t26) return false;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
@@ -62293,12 +62301,12 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     std::optional<onnx::TensorProto> t30 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t30) return false;
     std::vector<onnx::AttributeProto> attrs31;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1075:74", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1076:74", "fill")) return false;
     std::optional<onnx::TensorProto> t32 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:358:57 (in sdpa_causal_bias at rules/attention.yaml:363:18) (in causal_bias_of_shape at rules/attention.yaml:522:17) (in attention_mask at rules/attention.yaml:1075:37)",
+        "rules/attention.yaml:358:57 (in sdpa_causal_bias at rules/attention.yaml:363:18) (in causal_bias_of_shape at rules/attention.yaml:522:17) (in attention_mask at rules/attention.yaml:1076:37)",
         "fill");
     if (!t32) return false;
     std::vector<onnx::AttributeProto> attrs25;
@@ -62309,8 +62317,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1076:25",
-        "rules/attention.yaml:1076:25");
+        "rules/attention.yaml:1077:25",
+        "rules/attention.yaml:1077:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -62318,8 +62326,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1074:9",
-        "rules/attention.yaml:1075:15")) return false;
+        "rules/attention.yaml:1075:9",
+        "rules/attention.yaml:1076:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -62450,7 +62458,7 @@ class AttentionHeadsRule : public RewritePattern {
             root,
             84,
             {"onnx"},
-            "rules/attention.yaml:1050:5",
+            "rules/attention.yaml:1051:5",
             {op::kSlice, op::kWhere, op::kAttention, op::kShape, op::kConcat, op::kExpand, op::kTrilu, op::kEqual, op::kAdd}}),
         root_output_(root_output) {}
 
@@ -62472,7 +62480,7 @@ class AttentionHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:1099
+// Generated from: rules/attention.yaml:1100
 // single_head_attention (priority 80): Scaled dot-product attention on 3-D Q, K, V (one head of a per-head module export).
 //===----------------------------------------------------------------------===//
 
@@ -62480,7 +62488,7 @@ class AttentionHeadsRule : public RewritePattern {
 const gen::RuleSpec& specSingleHeadAttention() {
   static const gen::RuleSpec spec = {
     "single_head_attention",
-    "rules/attention.yaml:1099:5",
+    "rules/attention.yaml:1100:5",
     7,  // root expr
     // slots
     {"q", "k", "scores.1.kt", "s", "m", "v", "y", "scores.1.c", "scores.1.cq", "scores.1.ck",
@@ -62490,174 +62498,174 @@ const gen::RuleSpec& specSingleHeadAttention() {
     // exprs
     {
       // 0: q
-      {"q", "rules/attention.yaml:1104:18", 0},
+      {"q", "rules/attention.yaml:1105:18", 0},
       // 1: k
-      {"k", "rules/attention.yaml:1104:31", 1},
+      {"k", "rules/attention.yaml:1105:31", 1},
       // 2: Transpose(k, perm=[0, 2, 1])
-      {"Transpose", "rules/attention.yaml:1104:21", 2, 1,
-       {{"perm", "rules/attention.yaml:1104:34", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/attention.yaml:1105:21", 2, 1,
+       {{"perm", "rules/attention.yaml:1105:34", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 3: Div(MatMul(q, scores.1.kt), scores.1.c) | Mul(MatMul(q, scores.1.kt), scores.1.c) | MatMul((Mul(...) | Div(...) | q), (Mul(...) | Div(...) | scores.1.kt)) | com.microsoft.FusedMatMul(q, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
-      {"s", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1104:11)", 3},
+      {"s", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1105:11)", 3},
       // 4: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, Slice(mask, 0, masked.1.len, 3, 1)) | Add(s, Slice(mask, 0, masked.1.len, 3)) | Add(s, mask) | s
-      {"m", "rules/attention.yaml:103:59 (in masked at rules/attention.yaml:1105:39)", 4},
+      {"m", "rules/attention.yaml:103:59 (in masked at rules/attention.yaml:1106:39)", 4},
       // 5: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:1106:18", gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:1106:29", Attr::kOneOf,
+      {"Softmax", "rules/attention.yaml:1107:18", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:1107:29", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 6: v
-      {"v", "rules/attention.yaml:1106:47", 5},
+      {"v", "rules/attention.yaml:1107:47", 5},
       // 7: MatMul(Softmax(m, axis=-1), v)
-      {"MatMul", "rules/attention.yaml:1106:11", 6, 2},
+      {"MatMul", "rules/attention.yaml:1107:11", 6, 2},
       // 8: MatMul(q, scores.1.kt)
-      {"MatMul", "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:1104:11)",
+      {"MatMul", "rules/attention.yaml:83:16 (in scores at rules/attention.yaml:1105:11)",
        gen::kNoSlot, 2},
       // 9: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:1104:11)", 7},
+      {"scores.1.c", "rules/attention.yaml:83:31 (in scores at rules/attention.yaml:1105:11)", 7},
       // 10: Div(MatMul(q, scores.1.kt), scores.1.c)
-      {"Div", "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:1104:11)",
+      {"Div", "rules/attention.yaml:83:12 (in scores at rules/attention.yaml:1105:11)",
        gen::kNoSlot, 2},
       // 11: MatMul(q, scores.1.kt)
-      {"MatMul", "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:1104:11)",
+      {"MatMul", "rules/attention.yaml:83:40 (in scores at rules/attention.yaml:1105:11)",
        gen::kNoSlot, 2},
       // 12: Mul(MatMul(q, scores.1.kt), scores.1.c)
-      {"Mul", "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:1104:11)",
+      {"Mul", "rules/attention.yaml:83:36 (in scores at rules/attention.yaml:1105:11)",
        gen::kNoSlot, 2},
       // 13: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:1104:11)", 8},
+      {"scores.1.cq", "rules/attention.yaml:84:28 (in scores at rules/attention.yaml:1105:11)", 8},
       // 14: Mul(q, scores.1.cq)
-      {"Mul", "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1104:11)",
+      {"Mul", "rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1105:11)",
        gen::kNoSlot, 2},
       // 15: Div(q, scores.1.cq)
-      {"Div", "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1104:11)",
+      {"Div", "rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1105:11)",
        gen::kNoSlot, 2},
       // 16: Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q
-      {"alternatives", "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:1104:11)"},
+      {"alternatives", "rules/attention.yaml:84:32 (in scores at rules/attention.yaml:1105:11)"},
       // 17: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:1104:11)", 9},
+      {"scores.1.ck", "rules/attention.yaml:84:58 (in scores at rules/attention.yaml:1105:11)", 9},
       // 18: Mul(scores.1.kt, scores.1.ck)
-      {"Mul", "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:1104:11)",
+      {"Mul", "rules/attention.yaml:84:50 (in scores at rules/attention.yaml:1105:11)",
        gen::kNoSlot, 2},
       // 19: Div(scores.1.kt, scores.1.ck)
-      {"Div", "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:1104:11)",
+      {"Div", "rules/attention.yaml:84:64 (in scores at rules/attention.yaml:1105:11)",
        gen::kNoSlot, 2},
       // 20: Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt
-      {"alternatives", "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1104:11)"},
+      {"alternatives", "rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1105:11)"},
       // 21: MatMul((Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q), (Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt))
-      {"MatMul", "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:1104:11)",
+      {"MatMul", "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:1105:11)",
        gen::kNoSlot, 2},
       // 22: com.microsoft.FusedMatMul(q, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1104:11)", gen::kNoSlot, 2,
-       {{"transA", "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:1104:11)",
+       "rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1105:11)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:85:47 (in scores at rules/attention.yaml:1105:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transB", "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:1104:11)",
+        {"transB", "rules/attention.yaml:85:57 (in scores at rules/attention.yaml:1105:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchA", "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:1104:11)",
+        {"transBatchA", "rules/attention.yaml:85:67 (in scores at rules/attention.yaml:1105:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB", "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:1104:11)",
+        {"transBatchB", "rules/attention.yaml:85:82 (in scores at rules/attention.yaml:1105:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 23: causal
-      {"causal", "rules/attention.yaml:103:22 (in masked at rules/attention.yaml:1105:39)", 10},
+      {"causal", "rules/attention.yaml:103:22 (in masked at rules/attention.yaml:1106:39)", 10},
       // 24: fill
-      {"fill", "rules/attention.yaml:103:33 (in masked at rules/attention.yaml:1105:39)", 11},
+      {"fill", "rules/attention.yaml:103:33 (in masked at rules/attention.yaml:1106:39)", 11},
       // 25: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:103:16 (in masked at rules/attention.yaml:1105:39)",
+      {"Where", "rules/attention.yaml:103:16 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 3},
       // 26: mask
-      {"mask", "rules/attention.yaml:103:40 (in masked at rules/attention.yaml:1105:39)", 12},
+      {"mask", "rules/attention.yaml:103:40 (in masked at rules/attention.yaml:1106:39)", 12},
       // 27: Add(Where(causal, s, fill), mask)
-      {"Add", "rules/attention.yaml:103:12 (in masked at rules/attention.yaml:1105:39)",
+      {"Add", "rules/attention.yaml:103:12 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 2},
       // 28: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:103:61 (in masked at rules/attention.yaml:1105:39)",
+      {"Where", "rules/attention.yaml:103:61 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 3},
       // 29: masked
-      {"masked", "rules/attention.yaml:104:27 (in masked at rules/attention.yaml:1105:39)", 13},
+      {"masked", "rules/attention.yaml:104:27 (in masked at rules/attention.yaml:1106:39)", 13},
       // 30: Shape(s)
-      {"Shape", "rules/attention.yaml:104:35 (in masked at rules/attention.yaml:1105:39)",
+      {"Shape", "rules/attention.yaml:104:35 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 1},
       // 31: Expand(masked, Shape(s))
-      {"Expand", "rules/attention.yaml:104:20 (in masked at rules/attention.yaml:1105:39)",
+      {"Expand", "rules/attention.yaml:104:20 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 2},
       // 32: Where(Expand(masked, Shape(s)), fill, s)
-      {"Where", "rules/attention.yaml:104:14 (in masked at rules/attention.yaml:1105:39)",
+      {"Where", "rules/attention.yaml:104:14 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 3},
       // 33: Where(masked, fill, s)
-      {"Where", "rules/attention.yaml:104:70 (in masked at rules/attention.yaml:1105:39)",
+      {"Where", "rules/attention.yaml:104:70 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 3},
       // 34: 0
-      {"constant 0", "rules/attention.yaml:105:33 (in masked at rules/attention.yaml:1105:39)",
+      {"constant 0", "rules/attention.yaml:105:33 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 35: masked.1.len
-      {"masked.1.len", "rules/attention.yaml:105:36 (in masked at rules/attention.yaml:1105:39)",
+      {"masked.1.len", "rules/attention.yaml:105:36 (in masked at rules/attention.yaml:1106:39)",
        14},
       // 36: 3
-      {"constant 3", "rules/attention.yaml:105:41 (in masked at rules/attention.yaml:1105:39)",
+      {"constant 3", "rules/attention.yaml:105:41 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 37: 1
-      {"constant 1", "rules/attention.yaml:105:44 (in masked at rules/attention.yaml:1105:39)",
+      {"constant 1", "rules/attention.yaml:105:44 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 38: Slice(mask, 0, masked.1.len, 3, 1)
-      {"Slice", "rules/attention.yaml:105:21 (in masked at rules/attention.yaml:1105:39)",
+      {"Slice", "rules/attention.yaml:105:21 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 5},
       // 39: Add(s, Slice(mask, 0, masked.1.len, 3, 1))
-      {"Add", "rules/attention.yaml:105:14 (in masked at rules/attention.yaml:1105:39)",
+      {"Add", "rules/attention.yaml:105:14 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 2},
       // 40: 0
-      {"constant 0", "rules/attention.yaml:105:82 (in masked at rules/attention.yaml:1105:39)",
+      {"constant 0", "rules/attention.yaml:105:82 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 41: 3
-      {"constant 3", "rules/attention.yaml:105:90 (in masked at rules/attention.yaml:1105:39)",
+      {"constant 3", "rules/attention.yaml:105:90 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 42: Slice(mask, 0, masked.1.len, 3)
-      {"Slice", "rules/attention.yaml:105:70 (in masked at rules/attention.yaml:1105:39)",
+      {"Slice", "rules/attention.yaml:105:70 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 4},
       // 43: Add(s, Slice(mask, 0, masked.1.len, 3))
-      {"Add", "rules/attention.yaml:105:63 (in masked at rules/attention.yaml:1105:39)",
+      {"Add", "rules/attention.yaml:105:63 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 2},
       // 44: Add(s, mask)
-      {"Add", "rules/attention.yaml:106:14 (in masked at rules/attention.yaml:1105:39)",
+      {"Add", "rules/attention.yaml:106:14 (in masked at rules/attention.yaml:1106:39)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:1108:17", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:1109:17", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/attention.yaml:1108:35", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/attention.yaml:1109:35", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
-     {Check::kShape, "rules/attention.yaml:1109:17", "k", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:1110:17", "k", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "L", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/attention.yaml:1110:17", "v", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:1111:17", "v", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "L", "DV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 4}}},
-     {Check::kRank, "rules/attention.yaml:1111:17", "masked", 13, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:1112:17", "masked", 13, {}, {}, "", nullptr, gen::kNoSlot,
       {1, 2}},
-     {Check::kRank, "rules/attention.yaml:1112:17", "causal", 10, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:1113:17", "causal", 10, {}, {}, "", nullptr, gen::kNoSlot,
       {1, 2}},
-     {Check::kRank, "rules/attention.yaml:1113:17", "mask", 12, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:1114:17", "mask", 12, {}, {}, "", nullptr, gen::kNoSlot,
       {1, 2}},
-     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:1104:11)",
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:1105:11)",
       "scores.1.c", 7, {}, {}, "", nullptr, 3},
-     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:1104:11)",
+     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:1105:11)",
       "scores.1.cq", 8, {}, {}, "", nullptr, 3},
-     {Check::kScalar, "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:1104:11)",
+     {Check::kScalar, "rules/attention.yaml:89:13 (in scores at rules/attention.yaml:1105:11)",
       "scores.1.ck", 9, {}, {}, "", nullptr, 3},
-     {Check::kNative, "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:1104:11)", "q",
+     {Check::kNative, "rules/attention.yaml:92:13 (in scores at rules/attention.yaml:1105:11)", "q",
       gen::kNoSlot, {"q"}, {0}, "unscaled", gen::nativePredicate("unscaled"), 3},
-     {Check::kNative, "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:1104:11)",
+     {Check::kNative, "rules/attention.yaml:93:13 (in scores at rules/attention.yaml:1105:11)",
       "scores.1.kt", gen::kNoSlot, {"scores.1.kt"}, {2}, "unscaled",
       gen::nativePredicate("unscaled"), 3},
-     {Check::kScalar, "rules/attention.yaml:108:15 (in masked at rules/attention.yaml:1105:39)",
+     {Check::kScalar, "rules/attention.yaml:108:15 (in masked at rules/attention.yaml:1106:39)",
       "fill", 11, {}, {}, "", nullptr, 4, {}, true, true, -gen::kInfinity, -1e+04},
-     {Check::kNative, "rules/attention.yaml:108:37 (in masked at rules/attention.yaml:1105:39)",
+     {Check::kNative, "rules/attention.yaml:108:37 (in masked at rules/attention.yaml:1106:39)",
       "fill", gen::kNoSlot, {"fill", "s", "m"}, {11, 3, 4}, "exact_fill",
       gen::nativePredicate("exact_fill"), 4},
-     {Check::kNative, "rules/attention.yaml:109:15 (in masked at rules/attention.yaml:1105:39)",
+     {Check::kNative, "rules/attention.yaml:109:15 (in masked at rules/attention.yaml:1106:39)",
       "mask", gen::kNoSlot, {"mask", "s"}, {12, 3}, "exact_masking",
       gen::nativePredicate("exact_masking"), 4},
-     {Check::kNative, "rules/attention.yaml:110:15 (in masked at rules/attention.yaml:1105:39)",
+     {Check::kNative, "rules/attention.yaml:110:15 (in masked at rules/attention.yaml:1106:39)",
       "masked.1.len", gen::kNoSlot, {"masked.1.len", "s"}, {14, 3}, "keys_length",
       gen::nativePredicate("keys_length"), 4}},
     // rewrite variants
@@ -62804,7 +62812,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   // matchMask, matchMasked, matchConstant34, matchMasked1Len, matchConstant36, matchConstant37,
   // matchConstant40, matchConstant41.
 
-  /// scores.1.kt = Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:1104:21)
+  /// scores.1.kt = Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:1105:21)
   bool matchScores1Kt(ValueId v, gen::Next k) {
     if (seen(kScores1Kt)) return same(kScores1Kt, v) && k();
     if (!bind(kScores1Kt, v)) return false;
@@ -62816,7 +62824,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   /// s = Div(MatMul(q, scores.1.kt), scores.1.c) | Mul(MatMul(q, scores.1.kt), scores.1.c) |
   /// MatMul((Mul(...) | Div(...) | q), (Mul(...) | Div(...) | scores.1.kt)) |
   /// com.microsoft.FusedMatMul(q, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0) 
-  /// (rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1104:11))
+  /// (rules/attention.yaml:83:34 (in scores at rules/attention.yaml:1105:11))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -62835,7 +62843,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
   /// Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, Slice(mask, 0, masked.1.len, 3, 1)) |
   /// Add(s, Slice(mask, 0, masked.1.len, 3)) | Add(s, mask) | s  (rules/attention.yaml:103:59 (in
-  /// masked at rules/attention.yaml:1105:39))
+  /// masked at rules/attention.yaml:1106:39))
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -62859,7 +62867,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:1106:18)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:1107:18)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -62868,7 +62876,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchM(input(n, 0), k);
   }
 
-  /// y = MatMul(Softmax(m, axis=-1), v)  (rules/attention.yaml:1106:11)
+  /// y = MatMul(Softmax(m, axis=-1), v)  (rules/attention.yaml:1107:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -62878,7 +62886,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// MatMul(q, scores.1.kt)  (rules/attention.yaml:83:16 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// rules/attention.yaml:1105:11))
   bool matchMatMul8(ValueId v, gen::Next k) {
     if (seen(kMatMul8)) return same(kMatMul8, v) && k();
     if (!bind(kMatMul8, v)) return false;
@@ -62888,7 +62896,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Div(MatMul(q, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:12 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// rules/attention.yaml:1105:11))
   bool matchDiv10(ValueId v, gen::Next k) {
     if (seen(kDiv10)) return same(kDiv10, v) && k();
     if (!bind(kDiv10, v)) return false;
@@ -62898,7 +62906,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// MatMul(q, scores.1.kt)  (rules/attention.yaml:83:40 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// rules/attention.yaml:1105:11))
   bool matchMatMul11(ValueId v, gen::Next k) {
     if (seen(kMatMul11)) return same(kMatMul11, v) && k();
     if (!bind(kMatMul11, v)) return false;
@@ -62908,7 +62916,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(MatMul(q, scores.1.kt), scores.1.c)  (rules/attention.yaml:83:36 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// rules/attention.yaml:1105:11))
   bool matchMul12(ValueId v, gen::Next k) {
     if (seen(kMul12)) return same(kMul12, v) && k();
     if (!bind(kMul12, v)) return false;
@@ -62922,7 +62930,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchMatMul11(in1, [&] { return matchScores1C(in0, k); });
   }
 
-  /// Mul(q, scores.1.cq)  (rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1104:11))
+  /// Mul(q, scores.1.cq)  (rules/attention.yaml:84:21 (in scores at rules/attention.yaml:1105:11))
   bool matchMul14(ValueId v, gen::Next k) {
     if (seen(kMul14)) return same(kMul14, v) && k();
     if (!bind(kMul14, v)) return false;
@@ -62936,7 +62944,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchQ(in1, [&] { return matchScores1Cq(in0, k); });
   }
 
-  /// Div(q, scores.1.cq)  (rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1104:11))
+  /// Div(q, scores.1.cq)  (rules/attention.yaml:84:34 (in scores at rules/attention.yaml:1105:11))
   bool matchDiv15(ValueId v, gen::Next k) {
     if (seen(kDiv15)) return same(kDiv15, v) && k();
     if (!bind(kDiv15, v)) return false;
@@ -62946,7 +62954,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q  (rules/attention.yaml:84:32 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// rules/attention.yaml:1105:11))
   bool matchAnyOf16(ValueId v, gen::Next k) {
     if (seen(kAnyOf16)) return same(kAnyOf16, v) && k();
     if (!bind(kAnyOf16, v)) return false;
@@ -62961,7 +62969,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:50 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// rules/attention.yaml:1105:11))
   bool matchMul18(ValueId v, gen::Next k) {
     if (seen(kMul18)) return same(kMul18, v) && k();
     if (!bind(kMul18, v)) return false;
@@ -62976,7 +62984,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Div(scores.1.kt, scores.1.ck)  (rules/attention.yaml:84:64 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// rules/attention.yaml:1105:11))
   bool matchDiv19(ValueId v, gen::Next k) {
     if (seen(kDiv19)) return same(kDiv19, v) && k();
     if (!bind(kDiv19, v)) return false;
@@ -62986,7 +62994,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(scores.1.kt, scores.1.ck) | Div(scores.1.kt, scores.1.ck) | scores.1.kt 
-  /// (rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1104:11))
+  /// (rules/attention.yaml:84:62 (in scores at rules/attention.yaml:1105:11))
   bool matchAnyOf20(ValueId v, gen::Next k) {
     if (seen(kAnyOf20)) return same(kAnyOf20, v) && k();
     if (!bind(kAnyOf20, v)) return false;
@@ -63002,7 +63010,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   /// MatMul((Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q), (Mul(scores.1.kt, scores.1.ck) |
   /// Div(scores.1.kt, scores.1.ck) | scores.1.kt))  (rules/attention.yaml:84:14 (in scores at
-  /// rules/attention.yaml:1104:11))
+  /// rules/attention.yaml:1105:11))
   bool matchMatMul21(ValueId v, gen::Next k) {
     if (seen(kMatMul21)) return same(kMatMul21, v) && k();
     if (!bind(kMatMul21, v)) return false;
@@ -63012,7 +63020,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// com.microsoft.FusedMatMul(q, scores.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0) 
-  /// (rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1104:11))
+  /// (rules/attention.yaml:85:14 (in scores at rules/attention.yaml:1105:11))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -63022,7 +63030,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:103:16 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchWhere25(ValueId v, gen::Next k) {
     if (seen(kWhere25)) return same(kWhere25, v) && k();
     if (!bind(kWhere25, v)) return false;
@@ -63036,7 +63044,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:103:12 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchAdd27(ValueId v, gen::Next k) {
     if (seen(kAdd27)) return same(kAdd27, v) && k();
     if (!bind(kAdd27, v)) return false;
@@ -63051,7 +63059,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:103:61 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchWhere28(ValueId v, gen::Next k) {
     if (seen(kWhere28)) return same(kWhere28, v) && k();
     if (!bind(kWhere28, v)) return false;
@@ -63064,7 +63072,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     });
   }
 
-  /// Shape(s)  (rules/attention.yaml:104:35 (in masked at rules/attention.yaml:1105:39))
+  /// Shape(s)  (rules/attention.yaml:104:35 (in masked at rules/attention.yaml:1106:39))
   bool matchShape(ValueId v, gen::Next k) {
     if (seen(kShape)) return same(kShape, v) && k();
     if (!bind(kShape, v)) return false;
@@ -63074,7 +63082,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Expand(masked, Shape(s))  (rules/attention.yaml:104:20 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
@@ -63084,7 +63092,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(Expand(masked, Shape(s)), fill, s)  (rules/attention.yaml:104:14 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchWhere32(ValueId v, gen::Next k) {
     if (seen(kWhere32)) return same(kWhere32, v) && k();
     if (!bind(kWhere32, v)) return false;
@@ -63098,7 +63106,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:104:70 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchWhere33(ValueId v, gen::Next k) {
     if (seen(kWhere33)) return same(kWhere33, v) && k();
     if (!bind(kWhere33, v)) return false;
@@ -63112,7 +63120,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Slice(mask, 0, masked.1.len, 3, 1)  (rules/attention.yaml:105:21 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchSlice38(ValueId v, gen::Next k) {
     if (seen(kSlice38)) return same(kSlice38, v) && k();
     if (!bind(kSlice38, v)) return false;
@@ -63130,7 +63138,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Add(s, Slice(mask, 0, masked.1.len, 3, 1))  (rules/attention.yaml:105:14 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchAdd39(ValueId v, gen::Next k) {
     if (seen(kAdd39)) return same(kAdd39, v) && k();
     if (!bind(kAdd39, v)) return false;
@@ -63145,7 +63153,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Slice(mask, 0, masked.1.len, 3)  (rules/attention.yaml:105:70 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchSlice42(ValueId v, gen::Next k) {
     if (seen(kSlice42)) return same(kSlice42, v) && k();
     if (!bind(kSlice42, v)) return false;
@@ -63161,7 +63169,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Add(s, Slice(mask, 0, masked.1.len, 3))  (rules/attention.yaml:105:63 (in masked at
-  /// rules/attention.yaml:1105:39))
+  /// rules/attention.yaml:1106:39))
   bool matchAdd43(ValueId v, gen::Next k) {
     if (seen(kAdd43)) return same(kAdd43, v) && k();
     if (!bind(kAdd43, v)) return false;
@@ -63175,7 +63183,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchS(in1, [&] { return matchSlice42(in0, k); });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:106:14 (in masked at rules/attention.yaml:1105:39))
+  /// Add(s, mask)  (rules/attention.yaml:106:14 (in masked at rules/attention.yaml:1106:39))
   bool matchAdd44(ValueId v, gen::Next k) {
     if (seen(kAdd44)) return same(kAdd44, v) && k();
     if (!bind(kAdd44, v)) return false;
@@ -63191,24 +63199,24 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:1117:9:
+  /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:1118:9:
   ///   y = Attention(q, k, v, Expand(Add(Where(causal, tensor(like(fill), 0.0), fill), Where(Equal(mask, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), mask)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1119:31", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1115:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1120:31", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1116:26", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:1115:11)",
+        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:1116:11)",
         "fill");
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1115:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1116:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1115:34", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1116:34", "mask")) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -63247,8 +63255,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1119:68",
-        "rules/attention.yaml:1119:68");
+        "rules/attention.yaml:1120:68",
+        "rules/attention.yaml:1120:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -63256,8 +63264,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1117:9",
-        "rules/attention.yaml:1119:15")) return false;
+        "rules/attention.yaml:1118:9",
+        "rules/attention.yaml:1120:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -63355,22 +63363,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:1117:9:
+  /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:1118:9:
   ///   y = Attention(q, k, v, Expand(Where(causal, tensor(like(fill), 0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1119:31", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1115:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1120:31", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1116:26", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:385:38 (in attention_bias at rules/attention.yaml:1115:11)",
+        "rules/attention.yaml:385:38 (in attention_bias at rules/attention.yaml:1116:11)",
         "fill");
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1115:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1116:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
@@ -63397,8 +63405,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1119:68",
-        "rules/attention.yaml:1119:68");
+        "rules/attention.yaml:1120:68",
+        "rules/attention.yaml:1120:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -63406,8 +63414,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1117:9",
-        "rules/attention.yaml:1119:15")) return false;
+        "rules/attention.yaml:1118:9",
+        "rules/attention.yaml:1120:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -63481,15 +63489,15 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 2 (when opset in [23, -] @masked_fill), rules/attention.yaml:1117:9:
+  /// Variant 2 (when opset in [23, -] @masked_fill), rules/attention.yaml:1118:9:
   ///   y = Attention(q, k, v, Expand(Where(masked, Where(Equal(fill, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), fill), tensor(like(fill), 0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1119:31", "v")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:1115:40", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1115:48", "fill")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1120:31", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:1116:40", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1116:48", "fill")) return false;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -63506,7 +63514,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:1115:11)",
+        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:1116:11)",
         "fill");
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs21;
@@ -63535,8 +63543,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1119:68",
-        "rules/attention.yaml:1119:68");
+        "rules/attention.yaml:1120:68",
+        "rules/attention.yaml:1120:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -63544,8 +63552,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1117:9",
-        "rules/attention.yaml:1119:15")) return false;
+        "rules/attention.yaml:1118:9",
+        "rules/attention.yaml:1120:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -63635,14 +63643,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 3 (when opset in [23, -] @mask), rules/attention.yaml:1117:9:
+  /// Variant 3 (when opset in [23, -] @mask), rules/attention.yaml:1118:9:
   ///   y = Attention(q, k, v, Expand(Where(Equal(mask, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1119:31", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1115:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1120:31", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1116:34", "mask")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -63680,8 +63688,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1119:68",
-        "rules/attention.yaml:1119:68");
+        "rules/attention.yaml:1120:68",
+        "rules/attention.yaml:1120:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -63689,8 +63697,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1117:9",
-        "rules/attention.yaml:1119:15")) return false;
+        "rules/attention.yaml:1118:9",
+        "rules/attention.yaml:1120:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -63771,14 +63779,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 4 (when opset in [23, -] @sliced_mask), rules/attention.yaml:1117:9:
+  /// Variant 4 (when opset in [23, -] @sliced_mask), rules/attention.yaml:1118:9:
   ///   y = Attention(q, k, v, Expand(Slice(Where(Equal(mask, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), mask), tensor([0]), Slice(Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0), tensor([-1]), tensor([4])), tensor([-1])), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1119:31", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1115:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1120:31", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1116:34", "mask")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -63826,8 +63834,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1119:68",
-        "rules/attention.yaml:1119:68");
+        "rules/attention.yaml:1120:68",
+        "rules/attention.yaml:1120:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -63835,8 +63843,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1117:9",
-        "rules/attention.yaml:1119:15")) return false;
+        "rules/attention.yaml:1118:9",
+        "rules/attention.yaml:1120:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -63935,13 +63943,13 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 5 (when opset in [23, -] @plain), rules/attention.yaml:1117:9:
+  /// Variant 5 (when opset in [23, -] @plain), rules/attention.yaml:1118:9:
   ///   y = Attention(q, k, v, none, q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1119:31", "v")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1120:31", "v")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("q_num_heads", 1));
     attrs11.push_back(gen::intAttribute("kv_num_heads", 1));
@@ -63950,8 +63958,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1119:68",
-        "rules/attention.yaml:1119:68");
+        "rules/attention.yaml:1120:68",
+        "rules/attention.yaml:1120:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -63959,8 +63967,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1117:9",
-        "rules/attention.yaml:1119:15")) return false;
+        "rules/attention.yaml:1118:9",
+        "rules/attention.yaml:1120:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -63978,24 +63986,24 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 6 (when opset in [23, -] @causal_mask), rules/attention.yaml:1120:9:
+  /// Variant 6 (when opset in [23, -] @causal_mask), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal, tensor(like(fill), 0.0), fill), Where(Equal(mask, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), mask)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite6() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1115:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1116:26", "causal")) return false;
     std::optional<onnx::TensorProto> t21 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:1115:11)",
+        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:1116:11)",
         "fill");
     if (!t21) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1115:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1116:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs22;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1115:34", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1116:34", "mask")) return false;
     std::optional<onnx::TensorProto> t25 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -64033,8 +64041,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -64042,8 +64050,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -64143,24 +64151,24 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 7 (when @causal_mask), rules/attention.yaml:1120:9:
+  /// Variant 7 (when @causal_mask), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal, tensor(like(fill), 0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite7() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1115:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1116:26", "causal")) return false;
     std::optional<onnx::TensorProto> t21 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:1115:11)",
+        "rules/attention.yaml:383:42 (in attention_bias at rules/attention.yaml:1116:11)",
         "fill");
     if (!t21) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1115:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1116:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs22;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1115:34", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1116:34", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs24;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t20) return false;
@@ -64186,8 +64194,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -64195,8 +64203,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -64280,22 +64288,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 8 (when @causal), rules/attention.yaml:1120:9:
+  /// Variant 8 (when @causal), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(like(fill), 0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite8() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:1115:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:1116:26", "causal")) return false;
     std::optional<onnx::TensorProto> t21 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:385:38 (in attention_bias at rules/attention.yaml:1115:11)",
+        "rules/attention.yaml:385:38 (in attention_bias at rules/attention.yaml:1116:11)",
         "fill");
     if (!t21) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1115:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1116:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs22;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t20) return false;
@@ -64321,8 +64329,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -64330,8 +64338,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -64407,15 +64415,15 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 9 (when opset in [23, -] @masked_fill), rules/attention.yaml:1120:9:
+  /// Variant 9 (when opset in [23, -] @masked_fill), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, Where(Equal(fill, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), fill), tensor(like(fill), 0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite9() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:1115:40", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1115:48", "fill")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:1116:40", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1116:48", "fill")) return false;
     std::optional<onnx::TensorProto> t24 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -64432,7 +64440,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:1115:11)",
+        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:1116:11)",
         "fill");
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs23;
@@ -64460,8 +64468,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -64469,8 +64477,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -64562,20 +64570,20 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 10 (when @masked_fill), rules/attention.yaml:1120:9:
+  /// Variant 10 (when @masked_fill), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill, tensor(like(fill), 0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite10() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:1115:40", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:1115:48", "fill")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:1116:40", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:1116:48", "fill")) return false;
     std::optional<onnx::TensorProto> t22 = likeTensor(
         gen::floatLiteral(0.0),
         kSlotFill,
         {},
-        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:1115:11)",
+        "rules/attention.yaml:387:58 (in attention_bias at rules/attention.yaml:1116:11)",
         "fill");
     if (!t22) return false;
     std::vector<onnx::AttributeProto> attrs23;
@@ -64603,8 +64611,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -64612,8 +64620,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -64689,14 +64697,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 11 (when opset in [23, -] @mask), rules/attention.yaml:1120:9:
+  /// Variant 11 (when opset in [23, -] @mask), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(Equal(mask, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite11() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1115:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1116:34", "mask")) return false;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -64733,8 +64741,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -64742,8 +64750,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -64826,14 +64834,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 12 (when @mask), rules/attention.yaml:1120:9:
+  /// Variant 12 (when @mask), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite12() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1115:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1116:34", "mask")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs14;
@@ -64858,8 +64866,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -64867,8 +64875,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -64935,14 +64943,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 13 (when opset in [23, -] @sliced_mask), rules/attention.yaml:1120:9:
+  /// Variant 13 (when opset in [23, -] @sliced_mask), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Slice(Where(Equal(mask, tensor(-3.40282347e+38)), tensor(-3.40282326e+38), mask), tensor([0]), Slice(Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0), tensor([-1]), tensor([4])), tensor([-1])), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite13() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1115:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1116:34", "mask")) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(
         gen::floatLiteral(-3.4028234663852886e+38),
         1,
@@ -64989,8 +64997,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -64998,8 +65006,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -65100,14 +65108,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 14 (when opset in [10, -] @sliced_mask), rules/attention.yaml:1120:9:
+  /// Variant 14 (when opset in [10, -] @sliced_mask), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Slice(mask, tensor([0]), Slice(Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0), tensor([-1]), tensor([4])), tensor([-1])), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite14() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:1115:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:1116:34", "mask")) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
     if (!t23) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
@@ -65142,8 +65150,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -65151,8 +65159,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -65237,13 +65245,13 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 15 (when @plain), rules/attention.yaml:1120:9:
+  /// Variant 15 (when @plain), rules/attention.yaml:1121:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, none, num_heads=1, scale=helper(attention_scale))
   bool rewrite15() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:1115:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:1115:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:1121:54", "v")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:1116:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:1116:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:1122:54", "v")) return false;
     std::vector<onnx::AttributeProto> attrs13;
     attrs13.push_back(gen::intAttribute("num_heads", 1));
     std::optional<onnx::AttributeProto> a13_1 = attrHelper(
@@ -65251,8 +65259,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:1122:48",
-        "rules/attention.yaml:1122:48");
+        "rules/attention.yaml:1123:48",
+        "rules/attention.yaml:1123:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -65260,8 +65268,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1120:9",
-        "rules/attention.yaml:1121:15")) return false;
+        "rules/attention.yaml:1121:9",
+        "rules/attention.yaml:1122:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -65291,7 +65299,7 @@ class SingleHeadAttentionRule : public RewritePattern {
             root,
             80,
             {"ort"},
-            "rules/attention.yaml:1099:5",
+            "rules/attention.yaml:1100:5",
             {op::kSlice, op::kConcat, op::kExpand, op::kAttention, op::kShape, op::kWhere, op::kAdd, op::kEqual, op::kComMicrosoftMultiHeadAttention}}),
         root_output_(root_output) {}
 
@@ -65313,7 +65321,7 @@ class SingleHeadAttentionRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:1124
+// Generated from: rules/attention.yaml:1125
 // attention_heads_merge (priority 79): The first two inputs of a Concat, attention ops (MultiHeadAttention, or ONNX Attention from opset 23) on projections of the same inputs with masks computed alike, as one op with the heads of both.
 //===----------------------------------------------------------------------===//
 
@@ -65321,7 +65329,7 @@ class SingleHeadAttentionRule : public RewritePattern {
 const gen::RuleSpec& specAttentionHeadsMerge() {
   static const gen::RuleSpec spec = {
     "attention_heads_merge",
-    "rules/attention.yaml:1124:5",
+    "rules/attention.yaml:1125:5",
     53,  // root expr
     // slots
     {"x", "wqa", "qa", "xk", "wka", "ka", "xv", "wva", "va", "ma", "ba", "wqb", "qb", "wkb", "kb",
@@ -65331,128 +65339,120 @@ const gen::RuleSpec& specAttentionHeadsMerge() {
     // exprs
     {
       // 0: x
-      {"x", "rules/attention.yaml:1133:19", 0},
+      {"x", "rules/attention.yaml:1134:19", 0},
       // 1: wqa
-      {"wqa", "rules/attention.yaml:1133:22", 1},
+      {"wqa", "rules/attention.yaml:1134:22", 1},
       // 2: MatMul(x, wqa)
-      {"MatMul", "rules/attention.yaml:1133:12", 2, 2},
+      {"MatMul", "rules/attention.yaml:1134:12", 2, 2},
       // 3: xk
-      {"xk", "rules/attention.yaml:1134:19", 3},
+      {"xk", "rules/attention.yaml:1135:19", 3},
       // 4: wka
-      {"wka", "rules/attention.yaml:1134:23", 4},
+      {"wka", "rules/attention.yaml:1135:23", 4},
       // 5: MatMul(xk, wka)
-      {"MatMul", "rules/attention.yaml:1134:12", 5, 2},
+      {"MatMul", "rules/attention.yaml:1135:12", 5, 2},
       // 6: xv
-      {"xv", "rules/attention.yaml:1135:19", 6},
+      {"xv", "rules/attention.yaml:1136:19", 6},
       // 7: wva
-      {"wva", "rules/attention.yaml:1135:23", 7},
+      {"wva", "rules/attention.yaml:1136:23", 7},
       // 8: MatMul(xv, wva)
-      {"MatMul", "rules/attention.yaml:1135:12", 8, 2},
+      {"MatMul", "rules/attention.yaml:1136:12", 8, 2},
       // 9: ma
-      {"ma", "rules/attention.yaml:1136:19", 9},
+      {"ma", "rules/attention.yaml:1137:19", 9},
       // 10: _
-      {"_", "rules/attention.yaml:1136:30"},
+      {"_", "rules/attention.yaml:1137:30"},
       // 11: Shape(qa)
-      {"Shape", "rules/attention.yaml:1136:39", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:1137:39", gen::kNoSlot, 1},
       // 12: _
-      {"_", "rules/attention.yaml:1136:50"},
+      {"_", "rules/attention.yaml:1137:50"},
       // 13: _
-      {"_", "rules/attention.yaml:1136:53"},
+      {"_", "rules/attention.yaml:1137:53"},
       // 14: Slice(Shape(qa), _, _)
-      {"Slice", "rules/attention.yaml:1136:33", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:1137:33", gen::kNoSlot, 3},
       // 15: Shape(ka)
-      {"Shape", "rules/attention.yaml:1136:63", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:1137:63", gen::kNoSlot, 1},
       // 16: _
-      {"_", "rules/attention.yaml:1136:74"},
+      {"_", "rules/attention.yaml:1137:74"},
       // 17: _
-      {"_", "rules/attention.yaml:1136:77"},
+      {"_", "rules/attention.yaml:1137:77"},
       // 18: Slice(Shape(ka), _, _)
-      {"Slice", "rules/attention.yaml:1136:57", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:1137:57", gen::kNoSlot, 3},
       // 19: Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
-      {"Concat", "rules/attention.yaml:1136:23", gen::kNoSlot, 3,
-       {{"axis", "rules/attention.yaml:1136:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/attention.yaml:1137:23", gen::kNoSlot, 3,
+       {{"axis", "rules/attention.yaml:1137:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 20: Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
-      {"Expand", "rules/attention.yaml:1136:12", 10, 2},
+      {"Expand", "rules/attention.yaml:1137:12", 10, 2},
       // 21: wqb
-      {"wqb", "rules/attention.yaml:1137:22", 11},
+      {"wqb", "rules/attention.yaml:1138:22", 11},
       // 22: MatMul(x, wqb)
-      {"MatMul", "rules/attention.yaml:1137:12", 12, 2},
+      {"MatMul", "rules/attention.yaml:1138:12", 12, 2},
       // 23: wkb
-      {"wkb", "rules/attention.yaml:1138:23", 13},
+      {"wkb", "rules/attention.yaml:1139:23", 13},
       // 24: MatMul(xk, wkb)
-      {"MatMul", "rules/attention.yaml:1138:12", 14, 2},
+      {"MatMul", "rules/attention.yaml:1139:12", 14, 2},
       // 25: wvb
-      {"wvb", "rules/attention.yaml:1139:23", 15},
+      {"wvb", "rules/attention.yaml:1140:23", 15},
       // 26: MatMul(xv, wvb)
-      {"MatMul", "rules/attention.yaml:1139:12", 16, 2},
+      {"MatMul", "rules/attention.yaml:1140:12", 16, 2},
       // 27: mb
-      {"mb", "rules/attention.yaml:1140:19", 17},
+      {"mb", "rules/attention.yaml:1141:19", 17},
       // 28: _
-      {"_", "rules/attention.yaml:1140:30"},
+      {"_", "rules/attention.yaml:1141:30"},
       // 29: Shape(qb)
-      {"Shape", "rules/attention.yaml:1140:39", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:1141:39", gen::kNoSlot, 1},
       // 30: _
-      {"_", "rules/attention.yaml:1140:50"},
+      {"_", "rules/attention.yaml:1141:50"},
       // 31: _
-      {"_", "rules/attention.yaml:1140:53"},
+      {"_", "rules/attention.yaml:1141:53"},
       // 32: Slice(Shape(qb), _, _)
-      {"Slice", "rules/attention.yaml:1140:33", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:1141:33", gen::kNoSlot, 3},
       // 33: Shape(kb)
-      {"Shape", "rules/attention.yaml:1140:63", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:1141:63", gen::kNoSlot, 1},
       // 34: _
-      {"_", "rules/attention.yaml:1140:74"},
+      {"_", "rules/attention.yaml:1141:74"},
       // 35: _
-      {"_", "rules/attention.yaml:1140:77"},
+      {"_", "rules/attention.yaml:1141:77"},
       // 36: Slice(Shape(kb), _, _)
-      {"Slice", "rules/attention.yaml:1140:57", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:1141:57", gen::kNoSlot, 3},
       // 37: Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
-      {"Concat", "rules/attention.yaml:1140:23", gen::kNoSlot, 3,
-       {{"axis", "rules/attention.yaml:1140:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/attention.yaml:1141:23", gen::kNoSlot, 3,
+       {{"axis", "rules/attention.yaml:1141:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 38: Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
-      {"Expand", "rules/attention.yaml:1140:12", 18, 2},
+      {"Expand", "rules/attention.yaml:1141:12", 18, 2},
       // 39: none
-      {"none", "rules/attention.yaml:1141:63"},
+      {"none", "rules/attention.yaml:1142:63"},
       // 40: none
-      {"none", "rules/attention.yaml:1141:69"},
+      {"none", "rules/attention.yaml:1142:69"},
       // 41: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:1141:18", gen::kNoSlot, 6,
-       {{"scale", "rules/attention.yaml:1141:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:1142:18", gen::kNoSlot, 6,
+       {{"scale", "rules/attention.yaml:1142:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"unidirectional", "rules/attention.yaml:1142:51", Attr::kEquals, {gen::intLiteral(0)},
+        {"unidirectional", "rules/attention.yaml:1143:51", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}},
        {}, 1e-06, 0, {3, 4}},
       // 42: none
-      {"none", "rules/attention.yaml:1143:63"},
+      {"none", "rules/attention.yaml:1144:63"},
       // 43: none
-      {"none", "rules/attention.yaml:1143:69"},
+      {"none", "rules/attention.yaml:1144:69"},
       // 44: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:1143:18", gen::kNoSlot, 6,
-       {{"scale", "rules/attention.yaml:1143:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:1144:18", gen::kNoSlot, 6,
+       {{"scale", "rules/attention.yaml:1144:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"unidirectional", "rules/attention.yaml:1144:51", Attr::kEquals, {gen::intLiteral(0)},
+        {"unidirectional", "rules/attention.yaml:1145:51", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}},
        {}, 1e-06, 0, {3, 4}},
       // 45: com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:1145:20", gen::kNoSlot, 3,
-       {{"scale", "rules/attention.yaml:1145:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
-         "sc"},
-        {"unidirectional", "rules/attention.yaml:1145:84", Attr::kEquals, {gen::intLiteral(0)},
-         false, gen::intLiteral(0)}}},
-      // 46: com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
       {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:1146:20", gen::kNoSlot, 3,
        {{"scale", "rules/attention.yaml:1146:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
         {"unidirectional", "rules/attention.yaml:1146:84", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}}},
-      // 47: Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"Attention", "rules/attention.yaml:1148:20", gen::kNoSlot, 4,
-       {{"scale", "rules/attention.yaml:1148:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      // 46: com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:1147:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:1147:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"is_causal", "rules/attention.yaml:1148:65", Attr::kEquals, {gen::intLiteral(0)}, false,
-         gen::intLiteral(0)},
-        {"softcap", "rules/attention.yaml:1148:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
-         gen::floatLiteral(0.0)}}},
-      // 48: Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0)
+        {"unidirectional", "rules/attention.yaml:1147:84", Attr::kEquals, {gen::intLiteral(0)},
+         false, gen::intLiteral(0)}}},
+      // 47: Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0)
       {"Attention", "rules/attention.yaml:1149:20", gen::kNoSlot, 4,
        {{"scale", "rules/attention.yaml:1149:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
@@ -65460,15 +65460,15 @@ const gen::RuleSpec& specAttentionHeadsMerge() {
          gen::intLiteral(0)},
         {"softcap", "rules/attention.yaml:1149:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
-      // 49: Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"Attention", "rules/attention.yaml:1151:20", gen::kNoSlot, 3,
-       {{"scale", "rules/attention.yaml:1151:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      // 48: Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"Attention", "rules/attention.yaml:1150:20", gen::kNoSlot, 4,
+       {{"scale", "rules/attention.yaml:1150:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"is_causal", "rules/attention.yaml:1151:61", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"is_causal", "rules/attention.yaml:1150:65", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"softcap", "rules/attention.yaml:1151:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+        {"softcap", "rules/attention.yaml:1150:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
-      // 50: Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+      // 49: Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
       {"Attention", "rules/attention.yaml:1152:20", gen::kNoSlot, 3,
        {{"scale", "rules/attention.yaml:1152:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
@@ -65476,25 +65476,33 @@ const gen::RuleSpec& specAttentionHeadsMerge() {
          gen::intLiteral(0)},
         {"softcap", "rules/attention.yaml:1152:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
+      // 50: Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"Attention", "rules/attention.yaml:1153:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:1153:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"is_causal", "rules/attention.yaml:1153:61", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"softcap", "rules/attention.yaml:1153:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+         gen::floatLiteral(0.0)}}},
       // 51: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0) | Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) | Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"ya", "rules/attention.yaml:1145:17", 19, 0, {}, {}, 1e-06, 0, {}, false, {}, {52}},
+      {"ya", "rules/attention.yaml:1146:17", 19, 0, {}, {}, 1e-06, 0, {}, false, {}, {52}},
       // 52: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0) | Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) | Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"yb", "rules/attention.yaml:1145:17", 20, 0, {}, {}, 1e-06, 0, {}, false, {}, {51}},
+      {"yb", "rules/attention.yaml:1146:17", 20, 0, {}, {}, 1e-06, 0, {}, false, {}, {51}},
       // 53: Concat(ya, yb, rest..., axis=-1)
-      {"Concat", "rules/attention.yaml:1154:12", 21, 2,
-       {{"axis", "rules/attention.yaml:1154:36", Attr::kEquals, {gen::intLiteral(-1)}, true}}, {},
+      {"Concat", "rules/attention.yaml:1155:12", 21, 2,
+       {{"axis", "rules/attention.yaml:1155:36", Attr::kEquals, {gen::intLiteral(-1)}, true}}, {},
        1e-06, 0, {}, true},
     },
     // constraints
-    {{Check::kRank, "rules/attention.yaml:1156:14", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {3}},
-     {Check::kRank, "rules/attention.yaml:1157:14", "wqa", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/attention.yaml:1157:14", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {3}},
+     {Check::kRank, "rules/attention.yaml:1158:14", "wqa", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {2}},
-     {Check::kNative, "rules/attention.yaml:1157:23", "wqa", gen::kNoSlot,
+     {Check::kNative, "rules/attention.yaml:1158:23", "wqa", gen::kNoSlot,
       {"wqa", "wka", "wva", "wqb", "wkb", "wvb"}, {1, 4, 7, 11, 13, 15}, "stored_inline",
       gen::nativePredicate("stored_inline")},
-     {Check::kNative, "rules/attention.yaml:1158:14", "ya", gen::kNoSlot, {"ya", "yb"}, {19, 20},
+     {Check::kNative, "rules/attention.yaml:1159:14", "ya", gen::kNoSlot, {"ya", "yb"}, {19, 20},
       "same_head_sizes", gen::nativePredicate("same_head_sizes")},
-     {Check::kEquivalent, "rules/attention.yaml:1159:14", "mb", 17, {"ma"}, {9}}},
+     {Check::kEquivalent, "rules/attention.yaml:1160:14", "mb", 17, {"ma"}, {9}}},
     // rewrite variants
     {{true, "", -1, -1, {{{51, 0}, {52, 0}}}}, {true, "", -1, -1, {{{51, 1}, {52, 1}}}},
      {true, "", 23, -1, {{{51, 2}, {52, 2}}}}, {true, "", 23, -1, {{{51, 3}, {52, 3}}}}},
@@ -65624,13 +65632,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   // matchX, matchAny10, matchAny12, matchAny16, matchAny17, matchAny30, matchAny31, matchAny34,
   // matchAny35.
 
-  /// wqa  (rules/attention.yaml:1133:22)
+  /// wqa  (rules/attention.yaml:1134:22)
   bool matchWqa(ValueId v, gen::Next k) {
     if (seen(kWqa)) return same(kWqa, v) && k();
     return bind(kWqa, v) && k();
   }
 
-  /// qa = MatMul(x, wqa)  (rules/attention.yaml:1133:12)
+  /// qa = MatMul(x, wqa)  (rules/attention.yaml:1134:12)
   bool matchQa(ValueId v, gen::Next k) {
     if (seen(kQa)) return same(kQa, v) && k();
     if (!bind(kQa, v)) return false;
@@ -65639,19 +65647,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchX(input(n, 0), [&] { return matchWqa(input(n, 1), k); });
   }
 
-  /// xk  (rules/attention.yaml:1134:19)
+  /// xk  (rules/attention.yaml:1135:19)
   bool matchXk(ValueId v, gen::Next k) {
     if (seen(kXk)) return same(kXk, v) && k();
     return bind(kXk, v) && k();
   }
 
-  /// wka  (rules/attention.yaml:1134:23)
+  /// wka  (rules/attention.yaml:1135:23)
   bool matchWka(ValueId v, gen::Next k) {
     if (seen(kWka)) return same(kWka, v) && k();
     return bind(kWka, v) && k();
   }
 
-  /// ka = MatMul(xk, wka)  (rules/attention.yaml:1134:12)
+  /// ka = MatMul(xk, wka)  (rules/attention.yaml:1135:12)
   bool matchKa(ValueId v, gen::Next k) {
     if (seen(kKa)) return same(kKa, v) && k();
     if (!bind(kKa, v)) return false;
@@ -65660,19 +65668,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXk(input(n, 0), [&] { return matchWka(input(n, 1), k); });
   }
 
-  /// xv  (rules/attention.yaml:1135:19)
+  /// xv  (rules/attention.yaml:1136:19)
   bool matchXv(ValueId v, gen::Next k) {
     if (seen(kXv)) return same(kXv, v) && k();
     return bind(kXv, v) && k();
   }
 
-  /// wva  (rules/attention.yaml:1135:23)
+  /// wva  (rules/attention.yaml:1136:23)
   bool matchWva(ValueId v, gen::Next k) {
     if (seen(kWva)) return same(kWva, v) && k();
     return bind(kWva, v) && k();
   }
 
-  /// va = MatMul(xv, wva)  (rules/attention.yaml:1135:12)
+  /// va = MatMul(xv, wva)  (rules/attention.yaml:1136:12)
   bool matchVa(ValueId v, gen::Next k) {
     if (seen(kVa)) return same(kVa, v) && k();
     if (!bind(kVa, v)) return false;
@@ -65681,13 +65689,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXv(input(n, 0), [&] { return matchWva(input(n, 1), k); });
   }
 
-  /// ma  (rules/attention.yaml:1136:19)
+  /// ma  (rules/attention.yaml:1137:19)
   bool matchMa(ValueId v, gen::Next k) {
     if (seen(kMa)) return same(kMa, v) && k();
     return bind(kMa, v) && k();
   }
 
-  /// Shape(qa)  (rules/attention.yaml:1136:39)
+  /// Shape(qa)  (rules/attention.yaml:1137:39)
   bool matchShape11(ValueId v, gen::Next k) {
     if (seen(kShape11)) return same(kShape11, v) && k();
     if (!bind(kShape11, v)) return false;
@@ -65696,13 +65704,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchQa(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:1136:53)
+  /// _  (rules/attention.yaml:1137:53)
   bool matchAny13(ValueId v, gen::Next k) {
     if (seen(kAny13)) return same(kAny13, v) && k();
     return bind(kAny13, v) && k();
   }
 
-  /// Slice(Shape(qa), _, _)  (rules/attention.yaml:1136:33)
+  /// Slice(Shape(qa), _, _)  (rules/attention.yaml:1137:33)
   bool matchSlice14(ValueId v, gen::Next k) {
     if (seen(kSlice14)) return same(kSlice14, v) && k();
     if (!bind(kSlice14, v)) return false;
@@ -65715,7 +65723,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     });
   }
 
-  /// Shape(ka)  (rules/attention.yaml:1136:63)
+  /// Shape(ka)  (rules/attention.yaml:1137:63)
   bool matchShape15(ValueId v, gen::Next k) {
     if (seen(kShape15)) return same(kShape15, v) && k();
     if (!bind(kShape15, v)) return false;
@@ -65724,7 +65732,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchKa(input(n, 0), k);
   }
 
-  /// Slice(Shape(ka), _, _)  (rules/attention.yaml:1136:57)
+  /// Slice(Shape(ka), _, _)  (rules/attention.yaml:1137:57)
   bool matchSlice18(ValueId v, gen::Next k) {
     if (seen(kSlice18)) return same(kSlice18, v) && k();
     if (!bind(kSlice18, v)) return false;
@@ -65738,7 +65746,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0) 
-  /// (rules/attention.yaml:1136:23)
+  /// (rules/attention.yaml:1137:23)
   bool matchConcat19(ValueId v, gen::Next k) {
     if (seen(kConcat19)) return same(kConcat19, v) && k();
     if (!bind(kConcat19, v)) return false;
@@ -65752,7 +65760,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// ba = Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0)) 
-  /// (rules/attention.yaml:1136:12)
+  /// (rules/attention.yaml:1137:12)
   bool matchBa(ValueId v, gen::Next k) {
     if (seen(kBa)) return same(kBa, v) && k();
     if (!bind(kBa, v)) return false;
@@ -65761,13 +65769,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchMa(input(n, 0), [&] { return matchConcat19(input(n, 1), k); });
   }
 
-  /// wqb  (rules/attention.yaml:1137:22)
+  /// wqb  (rules/attention.yaml:1138:22)
   bool matchWqb(ValueId v, gen::Next k) {
     if (seen(kWqb)) return same(kWqb, v) && k();
     return bind(kWqb, v) && k();
   }
 
-  /// qb = MatMul(x, wqb)  (rules/attention.yaml:1137:12)
+  /// qb = MatMul(x, wqb)  (rules/attention.yaml:1138:12)
   bool matchQb(ValueId v, gen::Next k) {
     if (seen(kQb)) return same(kQb, v) && k();
     if (!bind(kQb, v)) return false;
@@ -65776,13 +65784,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchX(input(n, 0), [&] { return matchWqb(input(n, 1), k); });
   }
 
-  /// wkb  (rules/attention.yaml:1138:23)
+  /// wkb  (rules/attention.yaml:1139:23)
   bool matchWkb(ValueId v, gen::Next k) {
     if (seen(kWkb)) return same(kWkb, v) && k();
     return bind(kWkb, v) && k();
   }
 
-  /// kb = MatMul(xk, wkb)  (rules/attention.yaml:1138:12)
+  /// kb = MatMul(xk, wkb)  (rules/attention.yaml:1139:12)
   bool matchKb(ValueId v, gen::Next k) {
     if (seen(kKb)) return same(kKb, v) && k();
     if (!bind(kKb, v)) return false;
@@ -65791,13 +65799,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXk(input(n, 0), [&] { return matchWkb(input(n, 1), k); });
   }
 
-  /// wvb  (rules/attention.yaml:1139:23)
+  /// wvb  (rules/attention.yaml:1140:23)
   bool matchWvb(ValueId v, gen::Next k) {
     if (seen(kWvb)) return same(kWvb, v) && k();
     return bind(kWvb, v) && k();
   }
 
-  /// vb = MatMul(xv, wvb)  (rules/attention.yaml:1139:12)
+  /// vb = MatMul(xv, wvb)  (rules/attention.yaml:1140:12)
   bool matchVb(ValueId v, gen::Next k) {
     if (seen(kVb)) return same(kVb, v) && k();
     if (!bind(kVb, v)) return false;
@@ -65806,19 +65814,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXv(input(n, 0), [&] { return matchWvb(input(n, 1), k); });
   }
 
-  /// mb  (rules/attention.yaml:1140:19)
+  /// mb  (rules/attention.yaml:1141:19)
   bool matchMb(ValueId v, gen::Next k) {
     if (seen(kMb)) return same(kMb, v) && k();
     return bind(kMb, v) && k();
   }
 
-  /// _  (rules/attention.yaml:1140:30)
+  /// _  (rules/attention.yaml:1141:30)
   bool matchAny28(ValueId v, gen::Next k) {
     if (seen(kAny28)) return same(kAny28, v) && k();
     return bind(kAny28, v) && k();
   }
 
-  /// Shape(qb)  (rules/attention.yaml:1140:39)
+  /// Shape(qb)  (rules/attention.yaml:1141:39)
   bool matchShape29(ValueId v, gen::Next k) {
     if (seen(kShape29)) return same(kShape29, v) && k();
     if (!bind(kShape29, v)) return false;
@@ -65827,7 +65835,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchQb(input(n, 0), k);
   }
 
-  /// Slice(Shape(qb), _, _)  (rules/attention.yaml:1140:33)
+  /// Slice(Shape(qb), _, _)  (rules/attention.yaml:1141:33)
   bool matchSlice32(ValueId v, gen::Next k) {
     if (seen(kSlice32)) return same(kSlice32, v) && k();
     if (!bind(kSlice32, v)) return false;
@@ -65840,7 +65848,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     });
   }
 
-  /// Shape(kb)  (rules/attention.yaml:1140:63)
+  /// Shape(kb)  (rules/attention.yaml:1141:63)
   bool matchShape33(ValueId v, gen::Next k) {
     if (seen(kShape33)) return same(kShape33, v) && k();
     if (!bind(kShape33, v)) return false;
@@ -65849,7 +65857,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchKb(input(n, 0), k);
   }
 
-  /// Slice(Shape(kb), _, _)  (rules/attention.yaml:1140:57)
+  /// Slice(Shape(kb), _, _)  (rules/attention.yaml:1141:57)
   bool matchSlice36(ValueId v, gen::Next k) {
     if (seen(kSlice36)) return same(kSlice36, v) && k();
     if (!bind(kSlice36, v)) return false;
@@ -65863,7 +65871,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0) 
-  /// (rules/attention.yaml:1140:23)
+  /// (rules/attention.yaml:1141:23)
   bool matchConcat37(ValueId v, gen::Next k) {
     if (seen(kConcat37)) return same(kConcat37, v) && k();
     if (!bind(kConcat37, v)) return false;
@@ -65877,7 +65885,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// bb = Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0)) 
-  /// (rules/attention.yaml:1140:12)
+  /// (rules/attention.yaml:1141:12)
   bool matchBb(ValueId v, gen::Next k) {
     if (seen(kBb)) return same(kBb, v) && k();
     if (!bind(kBb, v)) return false;
@@ -65886,18 +65894,18 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchMb(input(n, 0), [&] { return matchConcat37(input(n, 1), k); });
   }
 
-  /// none  (rules/attention.yaml:1141:63)
+  /// none  (rules/attention.yaml:1142:63)
   bool matchNone39(ValueId v, gen::Next k) {
     return none(kNone39, v) && k();
   }
 
-  /// none  (rules/attention.yaml:1141:69)
+  /// none  (rules/attention.yaml:1142:69)
   bool matchNone40(ValueId v, gen::Next k) {
     return none(kNone40, v) && k();
   }
 
   /// com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc),
-  /// unidirectional=0)  (rules/attention.yaml:1141:18)
+  /// unidirectional=0)  (rules/attention.yaml:1142:18)
   bool matchMultiHeadAttention41(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention41)) return same(kMultiHeadAttention41, v) && k();
     if (!bind(kMultiHeadAttention41, v)) return false;
@@ -65916,18 +65924,18 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     });
   }
 
-  /// none  (rules/attention.yaml:1143:63)
+  /// none  (rules/attention.yaml:1144:63)
   bool matchNone42(ValueId v, gen::Next k) {
     return none(kNone42, v) && k();
   }
 
-  /// none  (rules/attention.yaml:1143:69)
+  /// none  (rules/attention.yaml:1144:69)
   bool matchNone43(ValueId v, gen::Next k) {
     return none(kNone43, v) && k();
   }
 
   /// com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc),
-  /// unidirectional=0)  (rules/attention.yaml:1143:18)
+  /// unidirectional=0)  (rules/attention.yaml:1144:18)
   bool matchMultiHeadAttention44(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention44)) return same(kMultiHeadAttention44, v) && k();
     if (!bind(kMultiHeadAttention44, v)) return false;
@@ -65947,7 +65955,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0) 
-  /// (rules/attention.yaml:1145:20)
+  /// (rules/attention.yaml:1146:20)
   bool matchMultiHeadAttention45(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention45)) return same(kMultiHeadAttention45, v) && k();
     if (!bind(kMultiHeadAttention45, v)) return false;
@@ -65961,7 +65969,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0) 
-  /// (rules/attention.yaml:1146:20)
+  /// (rules/attention.yaml:1147:20)
   bool matchMultiHeadAttention46(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention46)) return same(kMultiHeadAttention46, v) && k();
     if (!bind(kMultiHeadAttention46, v)) return false;
@@ -65975,7 +65983,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:1148:20)
+  /// (rules/attention.yaml:1149:20)
   bool matchAttention47(ValueId v, gen::Next k) {
     if (seen(kAttention47)) return same(kAttention47, v) && k();
     if (!bind(kAttention47, v)) return false;
@@ -65991,7 +65999,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:1149:20)
+  /// (rules/attention.yaml:1150:20)
   bool matchAttention48(ValueId v, gen::Next k) {
     if (seen(kAttention48)) return same(kAttention48, v) && k();
     if (!bind(kAttention48, v)) return false;
@@ -66007,7 +66015,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:1151:20)
+  /// (rules/attention.yaml:1152:20)
   bool matchAttention49(ValueId v, gen::Next k) {
     if (seen(kAttention49)) return same(kAttention49, v) && k();
     if (!bind(kAttention49, v)) return false;
@@ -66021,7 +66029,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:1152:20)
+  /// (rules/attention.yaml:1153:20)
   bool matchAttention50(ValueId v, gen::Next k) {
     if (seen(kAttention50)) return same(kAttention50, v) && k();
     if (!bind(kAttention50, v)) return false;
@@ -66038,7 +66046,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   /// unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc),
   /// unidirectional=0) | Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) |
   /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:1145:17)
+  /// (rules/attention.yaml:1146:17)
   bool matchYa(ValueId v, gen::Next k) {
     if (seen(kYa)) return same(kYa, v) && k();
     if (!bind(kYa, v)) return false;
@@ -66058,7 +66066,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   /// unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc),
   /// unidirectional=0) | Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) |
   /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:1145:17)
+  /// (rules/attention.yaml:1146:17)
   bool matchYb(ValueId v, gen::Next k) {
     if (seen(kYb)) return same(kYb, v) && k();
     if (!bind(kYb, v)) return false;
@@ -66074,7 +66082,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return false;
   }
 
-  /// y = Concat(ya, yb, rest..., axis=-1)  (rules/attention.yaml:1154:12)
+  /// y = Concat(ya, yb, rest..., axis=-1)  (rules/attention.yaml:1155:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -66085,35 +66093,35 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
 
   // ---- Rewrite
 
-  /// Variant 0 (when @masked), rules/attention.yaml:1166:9:
+  /// Variant 0 (when @masked), rules/attention.yaml:1167:9:
   ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), none, none, Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])), axis=0)), num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:1161:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:1162:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:1161:21");
+        "rules/attention.yaml:1162:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:1162:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:1163:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:1162:22");
+        "rules/attention.yaml:1163:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:1163:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:1164:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:1163:22");
+        "rules/attention.yaml:1164:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
-    if (!requireBound(kSlotMa, "rules/attention.yaml:1164:18", "ma")) return false;
+    if (!requireBound(kSlotMa, "rules/attention.yaml:1165:18", "ma")) return false;
     std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t25) return false;
     std::vector<onnx::AttributeProto> attrs19;
@@ -66137,16 +66145,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "num_heads",
-        "rules/attention.yaml:1169:55",
-        "rules/attention.yaml:1169:55");
+        "rules/attention.yaml:1170:55",
+        "rules/attention.yaml:1170:55");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
     std::optional<onnx::AttributeProto> a16_1 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:1170:55",
-        "rules/attention.yaml:1170:55");
+        "rules/attention.yaml:1171:55",
+        "rules/attention.yaml:1171:55");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     std::vector<onnx::AttributeProto> attrs18;
@@ -66156,8 +66164,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1166:9",
-        "rules/attention.yaml:1168:15")) return false;
+        "rules/attention.yaml:1167:9",
+        "rules/attention.yaml:1169:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -66256,32 +66264,32 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v18}});
   }
 
-  /// Variant 1 (when @plain), rules/attention.yaml:1171:9:
+  /// Variant 1 (when @plain), rules/attention.yaml:1172:9:
   ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:1161:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:1162:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:1161:21");
+        "rules/attention.yaml:1162:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:1162:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:1163:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:1162:22");
+        "rules/attention.yaml:1163:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:1163:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:1164:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:1163:22");
+        "rules/attention.yaml:1164:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs14;
@@ -66290,16 +66298,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "num_heads",
-        "rules/attention.yaml:1173:64",
-        "rules/attention.yaml:1173:64");
+        "rules/attention.yaml:1174:64",
+        "rules/attention.yaml:1174:64");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:1174:55",
-        "rules/attention.yaml:1174:55");
+        "rules/attention.yaml:1175:55",
+        "rules/attention.yaml:1175:55");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::vector<onnx::AttributeProto> attrs16;
@@ -66309,8 +66317,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1171:9",
-        "rules/attention.yaml:1173:15")) return false;
+        "rules/attention.yaml:1172:9",
+        "rules/attention.yaml:1174:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -66359,35 +66367,35 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
   }
 
-  /// Variant 2 (when opset in [23, -] @onnx_masked), rules/attention.yaml:1175:9:
+  /// Variant 2 (when opset in [23, -] @onnx_masked), rules/attention.yaml:1176:9:
   ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])), axis=0)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:1161:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:1162:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:1161:21");
+        "rules/attention.yaml:1162:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:1162:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:1163:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:1162:22");
+        "rules/attention.yaml:1163:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:1163:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:1164:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:1163:22");
+        "rules/attention.yaml:1164:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
-    if (!requireBound(kSlotMa, "rules/attention.yaml:1164:18", "ma")) return false;
+    if (!requireBound(kSlotMa, "rules/attention.yaml:1165:18", "ma")) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t23) return false;
     std::vector<onnx::AttributeProto> attrs17;
@@ -66411,8 +66419,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "q_num_heads",
-        "rules/attention.yaml:1177:44",
-        "rules/attention.yaml:1177:44");
+        "rules/attention.yaml:1178:44",
+        "rules/attention.yaml:1178:44");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = attrHelper(
@@ -66420,16 +66428,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "kv_num_heads",
-        "rules/attention.yaml:1178:32",
-        "rules/attention.yaml:1178:32");
+        "rules/attention.yaml:1179:32",
+        "rules/attention.yaml:1179:32");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::optional<onnx::AttributeProto> a14_2 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:1178:78",
-        "rules/attention.yaml:1178:78");
+        "rules/attention.yaml:1179:78",
+        "rules/attention.yaml:1179:78");
     if (!a14_2) return false;
     attrs14.push_back(std::move(*a14_2));
     std::vector<onnx::AttributeProto> attrs16;
@@ -66439,8 +66447,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1175:9",
-        "rules/attention.yaml:1177:15")) return false;
+        "rules/attention.yaml:1176:9",
+        "rules/attention.yaml:1178:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -66537,32 +66545,32 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
   }
 
-  /// Variant 3 (when opset in [23, -] @onnx_plain), rules/attention.yaml:1180:9:
+  /// Variant 3 (when opset in [23, -] @onnx_plain), rules/attention.yaml:1181:9:
   ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:1161:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:1162:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:1161:21");
+        "rules/attention.yaml:1162:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:1162:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:1163:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:1162:22");
+        "rules/attention.yaml:1163:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:1163:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:1164:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:1163:22");
+        "rules/attention.yaml:1164:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs14;
@@ -66571,8 +66579,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "q_num_heads",
-        "rules/attention.yaml:1182:41",
-        "rules/attention.yaml:1182:41");
+        "rules/attention.yaml:1183:41",
+        "rules/attention.yaml:1183:41");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = attrHelper(
@@ -66580,16 +66588,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "kv_num_heads",
-        "rules/attention.yaml:1183:32",
-        "rules/attention.yaml:1183:32");
+        "rules/attention.yaml:1184:32",
+        "rules/attention.yaml:1184:32");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::optional<onnx::AttributeProto> a14_2 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:1183:78",
-        "rules/attention.yaml:1183:78");
+        "rules/attention.yaml:1184:78",
+        "rules/attention.yaml:1184:78");
     if (!a14_2) return false;
     attrs14.push_back(std::move(*a14_2));
     std::vector<onnx::AttributeProto> attrs16;
@@ -66599,8 +66607,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:1180:9",
-        "rules/attention.yaml:1182:15")) return false;
+        "rules/attention.yaml:1181:9",
+        "rules/attention.yaml:1183:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -66659,7 +66667,7 @@ class AttentionHeadsMergeRule : public RewritePattern {
             root,
             79,
             {"ort", "onnx"},
-            "rules/attention.yaml:1124:5",
+            "rules/attention.yaml:1125:5",
             {op::kMatMul, op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kAttention}}),
         root_output_(root_output) {}
 
@@ -66681,7 +66689,7 @@ class AttentionHeadsMergeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:1187
+// Generated from: rules/attention.yaml:1188
 // concat_single_input (priority 78): A Concat of one input (the last merge of per-head attention leaves one) is its input.
 //===----------------------------------------------------------------------===//
 
@@ -66689,7 +66697,7 @@ class AttentionHeadsMergeRule : public RewritePattern {
 const gen::RuleSpec& specConcatSingleInput() {
   static const gen::RuleSpec spec = {
     "concat_single_input",
-    "rules/attention.yaml:1187:5",
+    "rules/attention.yaml:1188:5",
     1,  // root expr
     // slots
     {"x", "y"},
@@ -66698,9 +66706,9 @@ const gen::RuleSpec& specConcatSingleInput() {
     // exprs
     {
       // 0: x
-      {"x", "rules/attention.yaml:1193:18", 0},
+      {"x", "rules/attention.yaml:1194:18", 0},
       // 1: Concat(x)
-      {"Concat", "rules/attention.yaml:1193:11", 1, 1},
+      {"Concat", "rules/attention.yaml:1194:11", 1, 1},
     },
     // constraints
     {},
@@ -66749,7 +66757,7 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
   // From AttentionSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// y = Concat(x)  (rules/attention.yaml:1193:11)
+  /// y = Concat(x)  (rules/attention.yaml:1194:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -66760,18 +66768,18 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
 
   // ---- Rewrite
 
-  /// Variant 0, rules/attention.yaml:1194:5:
+  /// Variant 0, rules/attention.yaml:1195:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:1195:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:1196:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/attention.yaml:1194:5",
-        "rules/attention.yaml:1195:11")) return false;
+        "rules/attention.yaml:1195:5",
+        "rules/attention.yaml:1196:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -66789,7 +66797,7 @@ class ConcatSingleInputRule : public RewritePattern {
             root,
             78,
             {"ort", "onnx"},
-            "rules/attention.yaml:1187:5",
+            "rules/attention.yaml:1188:5",
             {}}),
         root_output_(root_output) {}
 

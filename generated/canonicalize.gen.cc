@@ -74,49 +74,49 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
-  /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 113:19, reshape_back 227:27,
-  /// transpose_through_3d 241:19, transpose_pair 253:32, gemm_of_flattened_rows 271:19,
-  /// heads_of_flat_rows 301:19, einsum_as_matmul 337:18, softmax_of_a_shift 350:23,
-  /// add_computed_zero 416:15)
+  /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 115:19, reshape_back 229:27,
+  /// transpose_through_3d 243:19, transpose_pair 255:32, gemm_of_flattened_rows 273:19,
+  /// heads_of_flat_rows 303:19, einsum_as_matmul 339:18, softmax_of_a_shift 352:23,
+  /// add_computed_zero 418:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:51, scalar_of_static_dims 83:30,
-  /// batched_heads_to_4d 154:24, batched_heads_masked_to_4d 179:24, masks_summed_first 211:40,
-  /// transpose_through_3d 242:49)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:51, scalar_of_constants 85:30,
+  /// batched_heads_to_4d 156:24, batched_heads_masked_to_4d 181:24, masks_summed_first 213:40,
+  /// transpose_through_3d 244:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(Ids::kAny4)) return same(Ids::kAny4, v) && k();
     return bind(Ids::kAny4, v) && k();
   }
 
   /// zero
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:72, nan_guard_after_heads 134:34)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:72, nan_guard_after_heads 136:34)
   bool matchZero(ValueId v, gen::Next k) {
     if (seen(Ids::kZero)) return same(Ids::kZero, v) && k();
     return bind(Ids::kZero, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:78, scalar_of_static_dims 83:56,
-  /// masks_summed_first 211:60)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:78, scalar_of_constants 85:56,
+  /// masks_summed_first 213:60)
   bool matchAny8(ValueId v, gen::Next k) {
     if (seen(Ids::kAny8)) return same(Ids::kAny8, v) && k();
     return bind(Ids::kAny8, v) && k();
   }
 
   /// z
-  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 416:18, buffered_token_types
-  /// 440:17)
+  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 418:18, buffered_token_types
+  /// 442:17)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
     return bind(Ids::kZ, v) && k();
   }
 
   /// y = Add(x, z)
-  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 416:11)
+  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 418:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -131,76 +131,76 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:15, masks_summed_first 211:18)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:15, masks_summed_first 213:18)
   bool matchAny0(ValueId v, gen::Next k) {
     if (seen(Ids::kAny0)) return same(Ids::kAny0, v) && k();
     return bind(Ids::kAny0, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:18, batched_heads_to_4d 153:24,
-  /// batched_heads_masked_to_4d 178:24, masks_summed_first 211:21, reshape_back 227:30,
-  /// transpose_through_3d 241:22)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:18, batched_heads_to_4d 155:24,
+  /// batched_heads_masked_to_4d 180:24, masks_summed_first 213:21, reshape_back 229:30,
+  /// transpose_through_3d 243:22)
   bool matchAny1(ValueId v, gen::Next k) {
     if (seen(Ids::kAny1)) return same(Ids::kAny1, v) && k();
     return bind(Ids::kAny1, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:27, masks_summed_first 211:37, reshape_back
-  /// 227:34)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:27, masks_summed_first 213:37, reshape_back
+  /// 229:34)
   bool matchAny3(ValueId v, gen::Next k) {
     if (seen(Ids::kAny3)) return same(Ids::kAny3, v) && k();
     return bind(Ids::kAny3, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:40, masks_summed_first 211:44)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:40, masks_summed_first 213:44)
   bool matchAny6(ValueId v, gen::Next k) {
     if (seen(Ids::kAny6)) return same(Ids::kAny6, v) && k();
     return bind(Ids::kAny6, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_static_dims 83:83, batched_heads_to_4d 157:34)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:83, batched_heads_to_4d 159:34)
   bool matchAny13(ValueId v, gen::Next k) {
     if (seen(Ids::kAny13)) return same(Ids::kAny13, v) && k();
     return bind(Ids::kAny13, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: cast_of_scalar_constant 98:16, nan_guard_after_heads 133:19,
-  /// gemm_of_flattened_rows 271:22, flat_rows_of_heads 321:26, reshape_to_own_shape 363:22,
-  /// where_never_true 394:20, where_always_true 405:23)
+  /// (rules/canonicalize.yaml: cast_of_scalar_constant 100:16, nan_guard_after_heads 135:19,
+  /// gemm_of_flattened_rows 273:22, flat_rows_of_heads 323:26, reshape_to_own_shape 365:22,
+  /// where_never_true 396:20, where_always_true 407:23)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
   /// vh
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 134:44, flat_rows_of_heads 321:30)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 136:44, flat_rows_of_heads 323:30)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(Ids::kVh)) return same(Ids::kVh, v) && k();
     return bind(Ids::kVh, v) && k();
   }
 
   /// s
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 135:52, gemm_of_flattened_rows 275:22,
-  /// heads_of_flat_rows 303:24, flat_rows_of_heads 322:52, buffered_token_types 441:21)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 137:52, gemm_of_flattened_rows 277:22,
+  /// heads_of_flat_rows 305:24, flat_rows_of_heads 324:52, buffered_token_types 443:21)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
   }
 
   /// q4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 153:20, batched_heads_masked_to_4d 178:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 155:20, batched_heads_masked_to_4d 180:20)
   bool matchQ4(ValueId v, gen::Next k) {
     if (seen(Ids::kQ4)) return same(Ids::kQ4, v) && k();
     return bind(Ids::kQ4, v) && k();
   }
 
   /// q3 = Reshape(q4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 153:12, batched_heads_masked_to_4d 178:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 155:12, batched_heads_masked_to_4d 180:12)
   bool matchQ3(ValueId v, gen::Next k) {
     if (seen(Ids::kQ3)) return same(Ids::kQ3, v) && k();
     if (!bind(Ids::kQ3, v)) return false;
@@ -210,14 +210,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// k4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 154:20, batched_heads_masked_to_4d 179:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 156:20, batched_heads_masked_to_4d 181:20)
   bool matchK4(ValueId v, gen::Next k) {
     if (seen(Ids::kK4)) return same(Ids::kK4, v) && k();
     return bind(Ids::kK4, v) && k();
   }
 
   /// k3 = Reshape(k4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 154:12, batched_heads_masked_to_4d 179:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 156:12, batched_heads_masked_to_4d 181:12)
   bool matchK3(ValueId v, gen::Next k) {
     if (seen(Ids::kK3)) return same(Ids::kK3, v) && k();
     if (!bind(Ids::kK3, v)) return false;
@@ -227,21 +227,21 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// v4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 155:20, batched_heads_masked_to_4d 180:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 157:20, batched_heads_masked_to_4d 182:20)
   bool matchV4(ValueId v, gen::Next k) {
     if (seen(Ids::kV4)) return same(Ids::kV4, v) && k();
     return bind(Ids::kV4, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 155:24, batched_heads_masked_to_4d 180:24)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 157:24, batched_heads_masked_to_4d 182:24)
   bool matchAny7(ValueId v, gen::Next k) {
     if (seen(Ids::kAny7)) return same(Ids::kAny7, v) && k();
     return bind(Ids::kAny7, v) && k();
   }
 
   /// v3 = Reshape(v4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 155:12, batched_heads_masked_to_4d 180:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 157:12, batched_heads_masked_to_4d 182:12)
   bool matchV3(ValueId v, gen::Next k) {
     if (seen(Ids::kV3)) return same(Ids::kV3, v) && k();
     if (!bind(Ids::kV3, v)) return false;
@@ -251,7 +251,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Transpose(k3, perm=[0, 2, 1])
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 156:30, batched_heads_masked_to_4d 181:31)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 158:30, batched_heads_masked_to_4d 183:31)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(Ids::kTranspose)) return same(Ids::kTranspose, v) && k();
     if (!bind(Ids::kTranspose, v)) return false;
@@ -261,7 +261,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 156:19, batched_heads_masked_to_4d 181:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 158:19, batched_heads_masked_to_4d 183:20)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMatMul10)) return same(Ids::kMatMul10, v) && k();
     if (!bind(Ids::kMatMul10, v)) return false;
@@ -271,37 +271,37 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 181:63, masks_summed_first 211:67)
+  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 183:63, masks_summed_first 213:67)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(Ids::kAny11)) return same(Ids::kAny11, v) && k();
     return bind(Ids::kAny11, v) && k();
   }
 
   /// m2
-  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 182:46, masks_summed_first 212:35)
+  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 184:46, masks_summed_first 214:35)
   bool matchM2(ValueId v, gen::Next k) {
     if (seen(Ids::kM2)) return same(Ids::kM2, v) && k();
     return bind(Ids::kM2, v) && k();
   }
 
   /// w
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 272:20, heads_of_flat_rows 301:22,
-  /// einsum_as_matmul 337:21)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 274:20, heads_of_flat_rows 303:22,
+  /// einsum_as_matmul 339:21)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
     return bind(Ids::kW, v) && k();
   }
 
   /// c
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 272:23, softmax_of_a_shift 350:26,
-  /// where_never_true 394:17, where_always_true 405:17)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 274:23, softmax_of_a_shift 352:26,
+  /// where_never_true 396:17, where_always_true 407:17)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
   }
 
   /// b
-  /// (rules/canonicalize.yaml: heads_of_flat_rows 302:19, where_never_true 394:23)
+  /// (rules/canonicalize.yaml: heads_of_flat_rows 304:19, where_never_true 396:23)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
@@ -1053,15 +1053,15 @@ class SliceWholeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:79
-// scalar_of_static_dims (priority 999): A one-element float computed from static dims and constants (arithmetic, Sqrt, casts) is that constant.
+// Generated from: rules/canonicalize.yaml:81
+// scalar_of_constants (priority 999): A one-element float computed from static dims and constants (arithmetic, Sqrt, casts) is that constant.
 //===----------------------------------------------------------------------===//
 
-/// Static data of rule scalar_of_static_dims for the shared checks and messages.
-const gen::RuleSpec& specScalarOfStaticDims() {
+/// Static data of rule scalar_of_constants for the shared checks and messages.
+const gen::RuleSpec& specScalarOfConstants() {
   static const gen::RuleSpec spec = {
-    "scalar_of_static_dims",
-    "rules/canonicalize.yaml:79:5",
+    "scalar_of_constants",
+    "rules/canonicalize.yaml:81:5",
     15,  // root expr
     // slots
     {"y"},
@@ -1070,49 +1070,49 @@ const gen::RuleSpec& specScalarOfStaticDims() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:83:15"},
+      {"_", "rules/canonicalize.yaml:85:15"},
       // 1: _
-      {"_", "rules/canonicalize.yaml:83:18"},
+      {"_", "rules/canonicalize.yaml:85:18"},
       // 2: Div(_, _)
-      {"Div", "rules/canonicalize.yaml:83:11", gen::kNoSlot, 2},
+      {"Div", "rules/canonicalize.yaml:85:11", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:83:27"},
+      {"_", "rules/canonicalize.yaml:85:27"},
       // 4: _
-      {"_", "rules/canonicalize.yaml:83:30"},
+      {"_", "rules/canonicalize.yaml:85:30"},
       // 5: Mul(_, _)
-      {"Mul", "rules/canonicalize.yaml:83:23", gen::kNoSlot, 2},
+      {"Mul", "rules/canonicalize.yaml:85:23", gen::kNoSlot, 2},
       // 6: _
-      {"_", "rules/canonicalize.yaml:83:40"},
+      {"_", "rules/canonicalize.yaml:85:40"},
       // 7: Sqrt(_)
-      {"Sqrt", "rules/canonicalize.yaml:83:35", gen::kNoSlot, 1},
+      {"Sqrt", "rules/canonicalize.yaml:85:35", gen::kNoSlot, 1},
       // 8: _
-      {"_", "rules/canonicalize.yaml:83:56"},
+      {"_", "rules/canonicalize.yaml:85:56"},
       // 9: Reciprocal(_)
-      {"Reciprocal", "rules/canonicalize.yaml:83:45", gen::kNoSlot, 1},
+      {"Reciprocal", "rules/canonicalize.yaml:85:45", gen::kNoSlot, 1},
       // 10: _
-      {"_", "rules/canonicalize.yaml:83:66"},
+      {"_", "rules/canonicalize.yaml:85:66"},
       // 11: Cast(_)
-      {"Cast", "rules/canonicalize.yaml:83:61", gen::kNoSlot, 1},
+      {"Cast", "rules/canonicalize.yaml:85:61", gen::kNoSlot, 1},
       // 12: _
-      {"_", "rules/canonicalize.yaml:83:80"},
+      {"_", "rules/canonicalize.yaml:85:80"},
       // 13: _
-      {"_", "rules/canonicalize.yaml:83:83"},
+      {"_", "rules/canonicalize.yaml:85:83"},
       // 14: CastLike(_, _)
-      {"CastLike", "rules/canonicalize.yaml:83:71", gen::kNoSlot, 2},
+      {"CastLike", "rules/canonicalize.yaml:85:71", gen::kNoSlot, 2},
       // 15: Div(_, _) | Mul(_, _) | Sqrt(_) | Reciprocal(_) | Cast(_) | CastLike(_, _)
-      {"y", "rules/canonicalize.yaml:83:21", 0},
+      {"y", "rules/canonicalize.yaml:85:21", 0},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:85:12", "y", gen::kNoSlot, {"y"}, {0},
-      "computed_from_dims", gen::nativePredicate("computed_from_dims")}},
+    {{Check::kNative, "rules/canonicalize.yaml:87:12", "y", gen::kNoSlot, {"y"}, {0},
+      "computed_from_constants", gen::nativePredicate("computed_from_constants")}},
     // rewrite variants
     {{}},
   };
   return spec;
 }
 
-/// Expr ids of rule scalar_of_static_dims (indices into its RuleSpec's exprs).
-struct ScalarOfStaticDimsIds {
+/// Expr ids of rule scalar_of_constants (indices into its RuleSpec's exprs).
+struct ScalarOfConstantsIds {
   enum : gen::ExprId {
     kAny0 = 0,
     kAny1 = 1,
@@ -1133,13 +1133,13 @@ struct ScalarOfStaticDimsIds {
   };
 };
 
-/// The search of rule scalar_of_static_dims: one function per pattern expr, each matching its
+/// The search of rule scalar_of_constants: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDimsIds> {
+class ScalarOfConstantsMatch : public CanonicalizeSharedMatch<ScalarOfConstantsIds> {
  public:
-  ScalarOfStaticDimsMatch(gen::Scratch& scratch, Rewriter& rw)
-      : CanonicalizeSharedMatch<ScalarOfStaticDimsIds>(specScalarOfStaticDims(), scratch, rw) {}
+  ScalarOfConstantsMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<ScalarOfConstantsIds>(specScalarOfConstants(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -1163,7 +1163,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny0, matchAny1, matchAny3, matchAny4, matchAny6, matchAny8, matchAny13.
 
-  /// Div(_, _)  (rules/canonicalize.yaml:83:11)
+  /// Div(_, _)  (rules/canonicalize.yaml:85:11)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -1172,7 +1172,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny0(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Mul(_, _)  (rules/canonicalize.yaml:83:23)
+  /// Mul(_, _)  (rules/canonicalize.yaml:85:23)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -1186,7 +1186,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny3(in1, [&] { return matchAny4(in0, k); });
   }
 
-  /// Sqrt(_)  (rules/canonicalize.yaml:83:35)
+  /// Sqrt(_)  (rules/canonicalize.yaml:85:35)
   bool matchSqrt(ValueId v, gen::Next k) {
     if (seen(kSqrt)) return same(kSqrt, v) && k();
     if (!bind(kSqrt, v)) return false;
@@ -1195,7 +1195,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny6(input(n, 0), k);
   }
 
-  /// Reciprocal(_)  (rules/canonicalize.yaml:83:45)
+  /// Reciprocal(_)  (rules/canonicalize.yaml:85:45)
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -1204,13 +1204,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny8(input(n, 0), k);
   }
 
-  /// _  (rules/canonicalize.yaml:83:66)
+  /// _  (rules/canonicalize.yaml:85:66)
   bool matchAny10(ValueId v, gen::Next k) {
     if (seen(kAny10)) return same(kAny10, v) && k();
     return bind(kAny10, v) && k();
   }
 
-  /// Cast(_)  (rules/canonicalize.yaml:83:61)
+  /// Cast(_)  (rules/canonicalize.yaml:85:61)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -1219,13 +1219,13 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
     return matchAny10(input(n, 0), k);
   }
 
-  /// _  (rules/canonicalize.yaml:83:80)
+  /// _  (rules/canonicalize.yaml:85:80)
   bool matchAny12(ValueId v, gen::Next k) {
     if (seen(kAny12)) return same(kAny12, v) && k();
     return bind(kAny12, v) && k();
   }
 
-  /// CastLike(_, _)  (rules/canonicalize.yaml:83:71)
+  /// CastLike(_, _)  (rules/canonicalize.yaml:85:71)
   bool matchCastLike(ValueId v, gen::Next k) {
     if (seen(kCastLike)) return same(kCastLike, v) && k();
     if (!bind(kCastLike, v)) return false;
@@ -1235,7 +1235,7 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
   }
 
   /// y = Div(_, _) | Mul(_, _) | Sqrt(_) | Reciprocal(_) | Cast(_) | CastLike(_, _) 
-  /// (rules/canonicalize.yaml:83:21)
+  /// (rules/canonicalize.yaml:85:21)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1257,23 +1257,23 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:86:5:
-  ///   y = tensor(helper, dim_scalar)
+  /// Variant 0, rules/canonicalize.yaml:88:5:
+  ///   y = tensor(helper, constant_scalar)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     std::optional<onnx::TensorProto> t0 = helperTensor(
-        gen::tensorHelper("dim_scalar"),
+        gen::tensorHelper("constant_scalar"),
         {kSlotY},
         {"y"},
-        "rules/canonicalize.yaml:87:11");
+        "rules/canonicalize.yaml:89:11");
     if (!t0) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kTensor,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:86:5",
-        "rules/canonicalize.yaml:87:11")) return false;
+        "rules/canonicalize.yaml:88:5",
+        "rules/canonicalize.yaml:89:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1282,16 +1282,16 @@ class ScalarOfStaticDimsMatch : public CanonicalizeSharedMatch<ScalarOfStaticDim
   }
 };
 
-/// scalar_of_static_dims as a RewritePattern (one per root op).
-class ScalarOfStaticDimsRule : public RewritePattern {
+/// scalar_of_constants as a RewritePattern (one per root op).
+class ScalarOfConstantsRule : public RewritePattern {
  public:
-  ScalarOfStaticDimsRule(std::string name, OpId root, uint32_t root_output)
+  ScalarOfConstantsRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
             std::move(name),
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:79:5",
+            "rules/canonicalize.yaml:81:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1301,7 +1301,7 @@ class ScalarOfStaticDimsRule : public RewritePattern {
   }
 
   bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    ScalarOfStaticDimsMatch m(scratch_, rw);
+    ScalarOfConstantsMatch m(scratch_, rw);
     if (!m.run(rw.graph().node(root).output(root_output_)))
       return rw.notifyMatchFailure([&] { return m.describe(); });
     return m.rewrite();
@@ -1313,7 +1313,7 @@ class ScalarOfStaticDimsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:94
+// Generated from: rules/canonicalize.yaml:96
 // cast_of_scalar_constant (priority 1001): Cast of a one-element constant is that constant, of the target type.
 //===----------------------------------------------------------------------===//
 
@@ -1321,7 +1321,7 @@ class ScalarOfStaticDimsRule : public RewritePattern {
 const gen::RuleSpec& specCastOfScalarConstant() {
   static const gen::RuleSpec spec = {
     "cast_of_scalar_constant",
-    "rules/canonicalize.yaml:94:5",
+    "rules/canonicalize.yaml:96:5",
     1,  // root expr
     // slots
     {"y"},
@@ -1330,12 +1330,12 @@ const gen::RuleSpec& specCastOfScalarConstant() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:98:16"},
+      {"_", "rules/canonicalize.yaml:100:16"},
       // 1: Cast(_)
-      {"Cast", "rules/canonicalize.yaml:98:11", 0, 1},
+      {"Cast", "rules/canonicalize.yaml:100:11", 0, 1},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:100:12", "y", gen::kNoSlot, {"y"}, {0},
+    {{Check::kNative, "rules/canonicalize.yaml:102:12", "y", gen::kNoSlot, {"y"}, {0},
       "cast_of_scalar", gen::nativePredicate("cast_of_scalar")}},
     // rewrite variants
     {{}},
@@ -1381,7 +1381,7 @@ class CastOfScalarConstantMatch : public CanonicalizeSharedMatch<CastOfScalarCon
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// y = Cast(_)  (rules/canonicalize.yaml:98:11)
+  /// y = Cast(_)  (rules/canonicalize.yaml:100:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1392,7 +1392,7 @@ class CastOfScalarConstantMatch : public CanonicalizeSharedMatch<CastOfScalarCon
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:101:5:
+  /// Variant 0, rules/canonicalize.yaml:103:5:
   ///   y = tensor(helper, cast_scalar)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
@@ -1400,15 +1400,15 @@ class CastOfScalarConstantMatch : public CanonicalizeSharedMatch<CastOfScalarCon
         gen::tensorHelper("cast_scalar"),
         {kSlotY},
         {"y"},
-        "rules/canonicalize.yaml:102:11");
+        "rules/canonicalize.yaml:104:11");
     if (!t0) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kTensor,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:101:5",
-        "rules/canonicalize.yaml:102:11")) return false;
+        "rules/canonicalize.yaml:103:5",
+        "rules/canonicalize.yaml:104:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1426,7 +1426,7 @@ class CastOfScalarConstantRule : public RewritePattern {
             root,
             1001,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:94:5",
+            "rules/canonicalize.yaml:96:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1448,7 +1448,7 @@ class CastOfScalarConstantRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:110
+// Generated from: rules/canonicalize.yaml:112
 // softmax_nan_guard (priority 1000): Where(IsNaN(p), 0, p) of p = Softmax(x) is p when x holds no infinity or NaN by construction.
 //===----------------------------------------------------------------------===//
 
@@ -1456,7 +1456,7 @@ class CastOfScalarConstantRule : public RewritePattern {
 const gen::RuleSpec& specSoftmaxNanGuard() {
   static const gen::RuleSpec spec = {
     "softmax_nan_guard",
-    "rules/canonicalize.yaml:110:5",
+    "rules/canonicalize.yaml:112:5",
     4,  // root expr
     // slots
     {"x", "p", "y"},
@@ -1465,19 +1465,19 @@ const gen::RuleSpec& specSoftmaxNanGuard() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:113:19", 0},
+      {"x", "rules/canonicalize.yaml:115:19", 0},
       // 1: Softmax(x)
-      {"Softmax", "rules/canonicalize.yaml:113:11", 1, 1},
+      {"Softmax", "rules/canonicalize.yaml:115:11", 1, 1},
       // 2: IsNaN(p)
-      {"IsNaN", "rules/canonicalize.yaml:114:17", gen::kNoSlot, 1},
+      {"IsNaN", "rules/canonicalize.yaml:116:17", gen::kNoSlot, 1},
       // 3: 0.0
-      {"constant 0.0", "rules/canonicalize.yaml:114:27", gen::kNoSlot, 0, {},
+      {"constant 0.0", "rules/canonicalize.yaml:116:27", gen::kNoSlot, 0, {},
        gen::floatLiteral(0.0)},
       // 4: Where(IsNaN(p), 0.0, p)
-      {"Where", "rules/canonicalize.yaml:114:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:116:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:116:12", "x", gen::kNoSlot, {"x"}, {0},
+    {{Check::kNative, "rules/canonicalize.yaml:118:12", "x", gen::kNoSlot, {"x"}, {0},
       "finite_scores", gen::nativePredicate("finite_scores")}},
     // rewrite variants
     {{}},
@@ -1528,7 +1528,7 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// p = Softmax(x)  (rules/canonicalize.yaml:113:11)
+  /// p = Softmax(x)  (rules/canonicalize.yaml:115:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1537,7 +1537,7 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
     return matchX(input(n, 0), k);
   }
 
-  /// IsNaN(p)  (rules/canonicalize.yaml:114:17)
+  /// IsNaN(p)  (rules/canonicalize.yaml:116:17)
   bool matchIsNaN(ValueId v, gen::Next k) {
     if (seen(kIsNaN)) return same(kIsNaN, v) && k();
     if (!bind(kIsNaN, v)) return false;
@@ -1546,13 +1546,13 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
     return matchP(input(n, 0), k);
   }
 
-  /// 0.0  (rules/canonicalize.yaml:114:27)
+  /// 0.0  (rules/canonicalize.yaml:116:27)
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(kConstant)) return same(kConstant, v) && k();
     return bind(kConstant, v) && constant(kConstant, v) && k();
   }
 
-  /// y = Where(IsNaN(p), 0.0, p)  (rules/canonicalize.yaml:114:11)
+  /// y = Where(IsNaN(p), 0.0, p)  (rules/canonicalize.yaml:116:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1567,25 +1567,25 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:118:5:
+  /// Variant 0, rules/canonicalize.yaml:120:5:
   ///   p = p
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:117:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:119:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotP,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:118:5",
-        "rules/canonicalize.yaml:117:11")) return false;
+        "rules/canonicalize.yaml:120:5",
+        "rules/canonicalize.yaml:119:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:118:5",
-        "rules/canonicalize.yaml:117:11")) return false;
+        "rules/canonicalize.yaml:120:5",
+        "rules/canonicalize.yaml:119:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1603,7 +1603,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:110:5",
+            "rules/canonicalize.yaml:112:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1625,7 +1625,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:127
+// Generated from: rules/canonicalize.yaml:129
 // nan_guard_after_heads (priority 998): MatMul(Where(IsNaN(p), 0, p), v) of attention weights p, merged into [B, S, N*H], with the guard moved after the merge: Where(IsNaN(y), 0, y).
 //===----------------------------------------------------------------------===//
 
@@ -1633,7 +1633,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
 const gen::RuleSpec& specNanGuardAfterHeads() {
   static const gen::RuleSpec spec = {
     "nan_guard_after_heads",
-    "rules/canonicalize.yaml:127:5",
+    "rules/canonicalize.yaml:129:5",
     9,  // root expr
     // slots
     {"p", "zero", "vh", "o", "s", "y"},
@@ -1642,33 +1642,33 @@ const gen::RuleSpec& specNanGuardAfterHeads() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:133:19"},
+      {"_", "rules/canonicalize.yaml:135:19"},
       // 1: Softmax(_, axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:133:11", 0, 1,
-       {{"axis", "rules/canonicalize.yaml:133:22", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:135:11", 0, 1,
+       {{"axis", "rules/canonicalize.yaml:135:22", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 2: IsNaN(p)
-      {"IsNaN", "rules/canonicalize.yaml:134:24", gen::kNoSlot, 1},
+      {"IsNaN", "rules/canonicalize.yaml:136:24", gen::kNoSlot, 1},
       // 3: zero
-      {"zero", "rules/canonicalize.yaml:134:34", 1},
+      {"zero", "rules/canonicalize.yaml:136:34", 1},
       // 4: Where(IsNaN(p), zero, p)
-      {"Where", "rules/canonicalize.yaml:134:18", gen::kNoSlot, 3},
+      {"Where", "rules/canonicalize.yaml:136:18", gen::kNoSlot, 3},
       // 5: vh
-      {"vh", "rules/canonicalize.yaml:134:44", 2},
+      {"vh", "rules/canonicalize.yaml:136:44", 2},
       // 6: MatMul(Where(IsNaN(p), zero, p), vh)
-      {"MatMul", "rules/canonicalize.yaml:134:11", 3, 2},
+      {"MatMul", "rules/canonicalize.yaml:136:11", 3, 2},
       // 7: Transpose(o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:135:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:135:32", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:137:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:137:32", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 8: s
-      {"s", "rules/canonicalize.yaml:135:52", 4},
+      {"s", "rules/canonicalize.yaml:137:52", 4},
       // 9: Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)
-      {"Reshape", "rules/canonicalize.yaml:135:11", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:137:11", 5, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/canonicalize.yaml:137:15", "zero", 1, {}, {}, "", nullptr,
+    {{Check::kScalar, "rules/canonicalize.yaml:139:15", "zero", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, true, true}},
     // rewrite variants
     {{}},
@@ -1727,7 +1727,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny, matchZero, matchVh, matchS.
 
-  /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:133:11)
+  /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:135:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1736,7 +1736,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchAny(input(n, 0), k);
   }
 
-  /// IsNaN(p)  (rules/canonicalize.yaml:134:24)
+  /// IsNaN(p)  (rules/canonicalize.yaml:136:24)
   bool matchIsNaN(ValueId v, gen::Next k) {
     if (seen(kIsNaN)) return same(kIsNaN, v) && k();
     if (!bind(kIsNaN, v)) return false;
@@ -1745,7 +1745,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchP(input(n, 0), k);
   }
 
-  /// Where(IsNaN(p), zero, p)  (rules/canonicalize.yaml:134:18)
+  /// Where(IsNaN(p), zero, p)  (rules/canonicalize.yaml:136:18)
   bool matchWhere(ValueId v, gen::Next k) {
     if (seen(kWhere)) return same(kWhere, v) && k();
     if (!bind(kWhere, v)) return false;
@@ -1758,7 +1758,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     });
   }
 
-  /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:134:11)
+  /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:136:11)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -1767,7 +1767,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchWhere(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:135:19)
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:137:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -1776,7 +1776,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:135:11)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:137:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1787,34 +1787,34 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:139:5:
+  /// Variant 0, rules/canonicalize.yaml:141:5:
   ///   p = p
   ///   y = Where(IsNaN(Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s)), zero, Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:138:11", "p")) return false;
-    if (!requireBound(kSlotVh, "rules/canonicalize.yaml:140:39", "vh")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:140:11", "p")) return false;
+    if (!requireBound(kSlotVh, "rules/canonicalize.yaml:142:39", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intsAttribute("perm", {0, 2, 1, 3}));
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:140:64", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:142:64", "s")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotZero, "rules/canonicalize.yaml:141:27", "zero")) return false;
+    if (!requireBound(kSlotZero, "rules/canonicalize.yaml:143:27", "zero")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotP,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:139:5",
-        "rules/canonicalize.yaml:138:11")) return false;
+        "rules/canonicalize.yaml:141:5",
+        "rules/canonicalize.yaml:140:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:139:5",
-        "rules/canonicalize.yaml:141:11")) return false;
+        "rules/canonicalize.yaml:141:5",
+        "rules/canonicalize.yaml:143:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1870,7 +1870,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
             root,
             998,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:127:5",
+            "rules/canonicalize.yaml:129:5",
             {op::kMatMul, op::kTranspose, op::kReshape, op::kIsNaN, op::kWhere}}),
         root_output_(root_output) {}
 
@@ -1892,7 +1892,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:147
+// Generated from: rules/canonicalize.yaml:149
 // batched_heads_to_4d (priority 997): Reshape(MatMul(Softmax(MatMul(Reshape(q4), Transpose(Reshape(k4), [0, 2, 1]))), Reshape(v4)), [B, N, S, H]) on heads merged into the batch is the attention on q4, k4, v4.
 //===----------------------------------------------------------------------===//
 
@@ -1900,7 +1900,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
 const gen::RuleSpec& specBatchedHeadsTo4d() {
   static const gen::RuleSpec spec = {
     "batched_heads_to_4d",
-    "rules/canonicalize.yaml:147:5",
+    "rules/canonicalize.yaml:149:5",
     14,  // root expr
     // slots
     {"q4", "q3", "k4", "k3", "v4", "v3", "p", "y"},
@@ -1909,42 +1909,42 @@ const gen::RuleSpec& specBatchedHeadsTo4d() {
     // exprs
     {
       // 0: q4
-      {"q4", "rules/canonicalize.yaml:153:20", 0},
+      {"q4", "rules/canonicalize.yaml:155:20", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:153:24"},
-      // 2: Reshape(q4, _)
-      {"Reshape", "rules/canonicalize.yaml:153:12", 1, 2},
-      // 3: k4
-      {"k4", "rules/canonicalize.yaml:154:20", 2},
-      // 4: _
-      {"_", "rules/canonicalize.yaml:154:24"},
-      // 5: Reshape(k4, _)
-      {"Reshape", "rules/canonicalize.yaml:154:12", 3, 2},
-      // 6: v4
-      {"v4", "rules/canonicalize.yaml:155:20", 4},
-      // 7: _
       {"_", "rules/canonicalize.yaml:155:24"},
+      // 2: Reshape(q4, _)
+      {"Reshape", "rules/canonicalize.yaml:155:12", 1, 2},
+      // 3: k4
+      {"k4", "rules/canonicalize.yaml:156:20", 2},
+      // 4: _
+      {"_", "rules/canonicalize.yaml:156:24"},
+      // 5: Reshape(k4, _)
+      {"Reshape", "rules/canonicalize.yaml:156:12", 3, 2},
+      // 6: v4
+      {"v4", "rules/canonicalize.yaml:157:20", 4},
+      // 7: _
+      {"_", "rules/canonicalize.yaml:157:24"},
       // 8: Reshape(v4, _)
-      {"Reshape", "rules/canonicalize.yaml:155:12", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:157:12", 5, 2},
       // 9: Transpose(k3, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:156:30", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:156:44", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:158:30", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:158:44", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 10: MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-      {"MatMul", "rules/canonicalize.yaml:156:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:158:19", gen::kNoSlot, 2},
       // 11: Softmax(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:156:11", 6, 1,
-       {{"axis", "rules/canonicalize.yaml:156:62", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:158:11", 6, 1,
+       {{"axis", "rules/canonicalize.yaml:158:62", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 12: MatMul(p, v3)
-      {"MatMul", "rules/canonicalize.yaml:157:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:159:19", gen::kNoSlot, 2},
       // 13: _
-      {"_", "rules/canonicalize.yaml:157:34"},
+      {"_", "rules/canonicalize.yaml:159:34"},
       // 14: Reshape(MatMul(p, v3), _)
-      {"Reshape", "rules/canonicalize.yaml:157:11", 7, 2},
+      {"Reshape", "rules/canonicalize.yaml:159:11", 7, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:159:12", "y", gen::kNoSlot,
+    {{Check::kNative, "rules/canonicalize.yaml:161:12", "y", gen::kNoSlot,
       {"y", "q3", "q4", "k3", "k4", "v3", "v4"}, {7, 1, 0, 3, 2, 5, 4}, "unbatches_heads",
       gen::nativePredicate("unbatches_heads")}},
     // rewrite variants
@@ -2013,7 +2013,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
   // matchTranspose, matchMatMul10, matchAny13.
 
   /// p = Softmax(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), axis=-1) 
-  /// (rules/canonicalize.yaml:156:11)
+  /// (rules/canonicalize.yaml:158:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -2022,7 +2022,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
     return matchMatMul10(input(n, 0), k);
   }
 
-  /// MatMul(p, v3)  (rules/canonicalize.yaml:157:19)
+  /// MatMul(p, v3)  (rules/canonicalize.yaml:159:19)
   bool matchMatMul12(ValueId v, gen::Next k) {
     if (seen(kMatMul12)) return same(kMatMul12, v) && k();
     if (!bind(kMatMul12, v)) return false;
@@ -2031,7 +2031,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
     return matchP(input(n, 0), [&] { return matchV3(input(n, 1), k); });
   }
 
-  /// y = Reshape(MatMul(p, v3), _)  (rules/canonicalize.yaml:157:11)
+  /// y = Reshape(MatMul(p, v3), _)  (rules/canonicalize.yaml:159:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2042,26 +2042,26 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:160:5:
+  /// Variant 0, rules/canonicalize.yaml:162:5:
   ///   y = MatMul(Softmax(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), axis=-1), v4)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:161:33", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:161:47", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:163:33", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:163:47", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
     std::vector<onnx::AttributeProto> attrs4;
     attrs4.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:161:82", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:163:82", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:160:5",
-        "rules/canonicalize.yaml:161:11")) return false;
+        "rules/canonicalize.yaml:162:5",
+        "rules/canonicalize.yaml:163:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2109,7 +2109,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
             root,
             997,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:147:5",
+            "rules/canonicalize.yaml:149:5",
             {op::kTranspose, op::kMatMul, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -2131,7 +2131,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:172
+// Generated from: rules/canonicalize.yaml:174
 // batched_heads_masked_to_4d (priority 997): batched_heads_to_4d with the scores viewed [B, N, S, L], one or two masks added, and viewed back: the 4-D attention with the masks added to its scores.
 //===----------------------------------------------------------------------===//
 
@@ -2139,7 +2139,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
   static const gen::RuleSpec spec = {
     "batched_heads_masked_to_4d",
-    "rules/canonicalize.yaml:172:5",
+    "rules/canonicalize.yaml:174:5",
     24,  // root expr
     // slots
     {"q4", "q3", "k4", "k3", "v4", "v3", "s4", "m", "m2", "a", "t", "y"},
@@ -2148,67 +2148,67 @@ const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
     // exprs
     {
       // 0: q4
-      {"q4", "rules/canonicalize.yaml:178:20", 0},
+      {"q4", "rules/canonicalize.yaml:180:20", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:178:24"},
-      // 2: Reshape(q4, _)
-      {"Reshape", "rules/canonicalize.yaml:178:12", 1, 2},
-      // 3: k4
-      {"k4", "rules/canonicalize.yaml:179:20", 2},
-      // 4: _
-      {"_", "rules/canonicalize.yaml:179:24"},
-      // 5: Reshape(k4, _)
-      {"Reshape", "rules/canonicalize.yaml:179:12", 3, 2},
-      // 6: v4
-      {"v4", "rules/canonicalize.yaml:180:20", 4},
-      // 7: _
       {"_", "rules/canonicalize.yaml:180:24"},
+      // 2: Reshape(q4, _)
+      {"Reshape", "rules/canonicalize.yaml:180:12", 1, 2},
+      // 3: k4
+      {"k4", "rules/canonicalize.yaml:181:20", 2},
+      // 4: _
+      {"_", "rules/canonicalize.yaml:181:24"},
+      // 5: Reshape(k4, _)
+      {"Reshape", "rules/canonicalize.yaml:181:12", 3, 2},
+      // 6: v4
+      {"v4", "rules/canonicalize.yaml:182:20", 4},
+      // 7: _
+      {"_", "rules/canonicalize.yaml:182:24"},
       // 8: Reshape(v4, _)
-      {"Reshape", "rules/canonicalize.yaml:180:12", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:182:12", 5, 2},
       // 9: Transpose(k3, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:181:31", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:181:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:183:31", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:183:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 10: MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-      {"MatMul", "rules/canonicalize.yaml:181:20", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:183:20", gen::kNoSlot, 2},
       // 11: _
-      {"_", "rules/canonicalize.yaml:181:63"},
+      {"_", "rules/canonicalize.yaml:183:63"},
       // 12: Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)
-      {"Reshape", "rules/canonicalize.yaml:181:12", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:183:12", 6, 2},
       // 13: m
-      {"m", "rules/canonicalize.yaml:182:20", 7},
+      {"m", "rules/canonicalize.yaml:184:20", 7},
       // 14: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:182:12", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:184:12", gen::kNoSlot, 2},
       // 15: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:182:34", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:184:34", gen::kNoSlot, 2},
       // 16: m2
-      {"m2", "rules/canonicalize.yaml:182:46", 8},
+      {"m2", "rules/canonicalize.yaml:184:46", 8},
       // 17: Add(Add(s4, m), m2)
-      {"Add", "rules/canonicalize.yaml:182:30", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:184:30", gen::kNoSlot, 2},
       // 18: Add(s4, m) | Add(Add(s4, m), m2)
-      {"a", "rules/canonicalize.yaml:182:28", 9},
+      {"a", "rules/canonicalize.yaml:184:28", 9},
       // 19: _
-      {"_", "rules/canonicalize.yaml:183:22"},
+      {"_", "rules/canonicalize.yaml:185:22"},
       // 20: Reshape(a, _)
-      {"Reshape", "rules/canonicalize.yaml:183:11", 10, 2},
+      {"Reshape", "rules/canonicalize.yaml:185:11", 10, 2},
       // 21: Softmax(t, axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:184:26", gen::kNoSlot, 1,
-       {{"axis", "rules/canonicalize.yaml:184:37", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:186:26", gen::kNoSlot, 1,
+       {{"axis", "rules/canonicalize.yaml:186:37", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 22: MatMul(Softmax(t, axis=-1), v3)
-      {"MatMul", "rules/canonicalize.yaml:184:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:186:19", gen::kNoSlot, 2},
       // 23: _
-      {"_", "rules/canonicalize.yaml:184:60"},
+      {"_", "rules/canonicalize.yaml:186:60"},
       // 24: Reshape(MatMul(Softmax(t, axis=-1), v3), _)
-      {"Reshape", "rules/canonicalize.yaml:184:11", 11, 2},
+      {"Reshape", "rules/canonicalize.yaml:186:11", 11, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:186:12", "y", gen::kNoSlot,
+    {{Check::kNative, "rules/canonicalize.yaml:188:12", "y", gen::kNoSlot,
       {"y", "q3", "q4", "k3", "k4", "v3", "v4"}, {11, 1, 0, 3, 2, 5, 4}, "unbatches_heads",
       gen::nativePredicate("unbatches_heads")},
-     {Check::kNative, "rules/canonicalize.yaml:187:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
+     {Check::kNative, "rules/canonicalize.yaml:189:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
       {6, 0, 2}, "splits_batched_scores", gen::nativePredicate("splits_batched_scores")},
-     {Check::kNative, "rules/canonicalize.yaml:188:12", "t", gen::kNoSlot, {"t", "s4"}, {10, 6},
+     {Check::kNative, "rules/canonicalize.yaml:190:12", "t", gen::kNoSlot, {"t", "s4"}, {10, 6},
       "merges_batched_scores", gen::nativePredicate("merges_batched_scores")}},
     // rewrite variants
     {{true, "", -1, -1, {{{18, 0}}}}, {}},
@@ -2295,7 +2295,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
   // matchQ4, matchAny1, matchQ3, matchK4, matchAny4, matchK3, matchV4, matchAny7, matchV3,
   // matchTranspose, matchMatMul10, matchAny11, matchM2.
 
-  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:181:12)
+  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:183:12)
   bool matchS4(ValueId v, gen::Next k) {
     if (seen(kS4)) return same(kS4, v) && k();
     if (!bind(kS4, v)) return false;
@@ -2304,13 +2304,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchMatMul10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
-  /// m  (rules/canonicalize.yaml:182:20)
+  /// m  (rules/canonicalize.yaml:184:20)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     return bind(kM, v) && k();
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:182:12)
+  /// Add(s4, m)  (rules/canonicalize.yaml:184:12)
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(kAdd14)) return same(kAdd14, v) && k();
     if (!bind(kAdd14, v)) return false;
@@ -2324,7 +2324,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:182:34)
+  /// Add(s4, m)  (rules/canonicalize.yaml:184:34)
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(kAdd15)) return same(kAdd15, v) && k();
     if (!bind(kAdd15, v)) return false;
@@ -2338,7 +2338,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:182:30)
+  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:184:30)
   bool matchAdd17(ValueId v, gen::Next k) {
     if (seen(kAdd17)) return same(kAdd17, v) && k();
     if (!bind(kAdd17, v)) return false;
@@ -2352,7 +2352,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchAdd15(in1, [&] { return matchM2(in0, k); });
   }
 
-  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:182:28)
+  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:184:28)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     if (!bind(kA, v)) return false;
@@ -2364,13 +2364,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return false;
   }
 
-  /// _  (rules/canonicalize.yaml:183:22)
+  /// _  (rules/canonicalize.yaml:185:22)
   bool matchAny19(ValueId v, gen::Next k) {
     if (seen(kAny19)) return same(kAny19, v) && k();
     return bind(kAny19, v) && k();
   }
 
-  /// t = Reshape(a, _)  (rules/canonicalize.yaml:183:11)
+  /// t = Reshape(a, _)  (rules/canonicalize.yaml:185:11)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -2379,7 +2379,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchA(input(n, 0), [&] { return matchAny19(input(n, 1), k); });
   }
 
-  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:184:26)
+  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:186:26)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -2388,7 +2388,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchT(input(n, 0), k);
   }
 
-  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:184:19)
+  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:186:19)
   bool matchMatMul22(ValueId v, gen::Next k) {
     if (seen(kMatMul22)) return same(kMatMul22, v) && k();
     if (!bind(kMatMul22, v)) return false;
@@ -2397,13 +2397,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchSoftmax(input(n, 0), [&] { return matchV3(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:184:60)
+  /// _  (rules/canonicalize.yaml:186:60)
   bool matchAny23(ValueId v, gen::Next k) {
     if (seen(kAny23)) return same(kAny23, v) && k();
     return bind(kAny23, v) && k();
   }
 
-  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:184:11)
+  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:186:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2414,28 +2414,28 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
 
   // ---- Rewrite
 
-  /// Variant 0 (when @one), rules/canonicalize.yaml:190:9:
+  /// Variant 0 (when @one), rules/canonicalize.yaml:192:9:
   ///   y = MatMul(Softmax(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), axis=-1), v4)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:192:41", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:192:55", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:194:41", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:194:55", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:192:80", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:194:80", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:192:94", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:194:94", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:190:9",
-        "rules/canonicalize.yaml:192:15")) return false;
+        "rules/canonicalize.yaml:192:9",
+        "rules/canonicalize.yaml:194:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2481,30 +2481,30 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:193:9:
+  /// Variant 1, rules/canonicalize.yaml:195:9:
   ///   y = MatMul(Softmax(Add(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), m2), axis=-1), v4)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:194:45", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:194:59", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:196:45", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:196:59", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:194:84", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:196:84", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:194:88", "m2")) return false;
+    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:196:88", "m2")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:194:103", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:196:103", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:193:9",
-        "rules/canonicalize.yaml:194:15")) return false;
+        "rules/canonicalize.yaml:195:9",
+        "rules/canonicalize.yaml:196:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2568,7 +2568,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
             root,
             997,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:172:5",
+            "rules/canonicalize.yaml:174:5",
             {op::kTranspose, op::kMatMul, op::kAdd, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -2590,7 +2590,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:205
+// Generated from: rules/canonicalize.yaml:207
 // masks_summed_first (priority 996): Softmax((s + m1) + m2) of scores s is Softmax(s + (m1 + m2)) when each mask holds only 0 and values of at most -2^100.
 //===----------------------------------------------------------------------===//
 
@@ -2598,7 +2598,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 const gen::RuleSpec& specMasksSummedFirst() {
   static const gen::RuleSpec spec = {
     "masks_summed_first",
-    "rules/canonicalize.yaml:205:5",
+    "rules/canonicalize.yaml:207:5",
     18,  // root expr
     // slots
     {"s", "m1", "m2", "p"},
@@ -2607,53 +2607,53 @@ const gen::RuleSpec& specMasksSummedFirst() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:211:18"},
+      {"_", "rules/canonicalize.yaml:213:18"},
       // 1: _
-      {"_", "rules/canonicalize.yaml:211:21"},
+      {"_", "rules/canonicalize.yaml:213:21"},
       // 2: MatMul(_, _)
-      {"MatMul", "rules/canonicalize.yaml:211:11", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:213:11", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:211:37"},
+      {"_", "rules/canonicalize.yaml:213:37"},
       // 4: _
-      {"_", "rules/canonicalize.yaml:211:40"},
+      {"_", "rules/canonicalize.yaml:213:40"},
       // 5: MatMul(_, _)
-      {"MatMul", "rules/canonicalize.yaml:211:30", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:213:30", gen::kNoSlot, 2},
       // 6: _
-      {"_", "rules/canonicalize.yaml:211:44"},
+      {"_", "rules/canonicalize.yaml:213:44"},
       // 7: Div(MatMul(_, _), _)
-      {"Div", "rules/canonicalize.yaml:211:26", gen::kNoSlot, 2},
+      {"Div", "rules/canonicalize.yaml:213:26", gen::kNoSlot, 2},
       // 8: _
-      {"_", "rules/canonicalize.yaml:211:60"},
+      {"_", "rules/canonicalize.yaml:213:60"},
       // 9: _
-      {"_", "rules/canonicalize.yaml:211:63"},
+      {"_", "rules/canonicalize.yaml:213:63"},
       // 10: MatMul(_, _)
-      {"MatMul", "rules/canonicalize.yaml:211:53", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:213:53", gen::kNoSlot, 2},
       // 11: _
-      {"_", "rules/canonicalize.yaml:211:67"},
+      {"_", "rules/canonicalize.yaml:213:67"},
       // 12: Mul(MatMul(_, _), _)
-      {"Mul", "rules/canonicalize.yaml:211:49", gen::kNoSlot, 2},
+      {"Mul", "rules/canonicalize.yaml:213:49", gen::kNoSlot, 2},
       // 13: MatMul(_, _) | Div(MatMul(_, _), _) | Mul(MatMul(_, _), _)
-      {"s", "rules/canonicalize.yaml:211:24", 0},
+      {"s", "rules/canonicalize.yaml:213:24", 0},
       // 14: m1
-      {"m1", "rules/canonicalize.yaml:212:30", 1},
+      {"m1", "rules/canonicalize.yaml:214:30", 1},
       // 15: Add(s, m1)
-      {"Add", "rules/canonicalize.yaml:212:23", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:214:23", gen::kNoSlot, 2},
       // 16: m2
-      {"m2", "rules/canonicalize.yaml:212:35", 2},
+      {"m2", "rules/canonicalize.yaml:214:35", 2},
       // 17: Add(Add(s, m1), m2)
-      {"Add", "rules/canonicalize.yaml:212:19", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:214:19", gen::kNoSlot, 2},
       // 18: Softmax(Add(Add(s, m1), m2), axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:212:11", 3, 1,
-       {{"axis", "rules/canonicalize.yaml:212:40", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:214:11", 3, 1,
+       {{"axis", "rules/canonicalize.yaml:214:40", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:214:12", "s", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:216:12", "s", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {4}},
-     {Check::kNative, "rules/canonicalize.yaml:215:13", "m1", gen::kNoSlot, {"m1"}, {1},
+     {Check::kNative, "rules/canonicalize.yaml:217:13", "m1", gen::kNoSlot, {"m1"}, {1},
       "zero_or_masked", gen::nativePredicate("zero_or_masked")},
-     {Check::kNative, "rules/canonicalize.yaml:216:13", "m2", gen::kNoSlot, {"m2"}, {2},
+     {Check::kNative, "rules/canonicalize.yaml:218:13", "m2", gen::kNoSlot, {"m2"}, {2},
       "zero_or_masked", gen::nativePredicate("zero_or_masked")}},
     // rewrite variants
     {{}},
@@ -2719,7 +2719,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny0, matchAny1, matchAny3, matchAny4, matchAny6, matchAny8, matchAny11, matchM2.
 
-  /// MatMul(_, _)  (rules/canonicalize.yaml:211:11)
+  /// MatMul(_, _)  (rules/canonicalize.yaml:213:11)
   bool matchMatMul2(ValueId v, gen::Next k) {
     if (seen(kMatMul2)) return same(kMatMul2, v) && k();
     if (!bind(kMatMul2, v)) return false;
@@ -2728,7 +2728,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchAny0(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// MatMul(_, _)  (rules/canonicalize.yaml:211:30)
+  /// MatMul(_, _)  (rules/canonicalize.yaml:213:30)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2737,7 +2737,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchAny3(input(n, 0), [&] { return matchAny4(input(n, 1), k); });
   }
 
-  /// Div(MatMul(_, _), _)  (rules/canonicalize.yaml:211:26)
+  /// Div(MatMul(_, _), _)  (rules/canonicalize.yaml:213:26)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -2746,13 +2746,13 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchMatMul5(input(n, 0), [&] { return matchAny6(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:211:63)
+  /// _  (rules/canonicalize.yaml:213:63)
   bool matchAny9(ValueId v, gen::Next k) {
     if (seen(kAny9)) return same(kAny9, v) && k();
     return bind(kAny9, v) && k();
   }
 
-  /// MatMul(_, _)  (rules/canonicalize.yaml:211:53)
+  /// MatMul(_, _)  (rules/canonicalize.yaml:213:53)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(kMatMul10)) return same(kMatMul10, v) && k();
     if (!bind(kMatMul10, v)) return false;
@@ -2761,7 +2761,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchAny8(input(n, 0), [&] { return matchAny9(input(n, 1), k); });
   }
 
-  /// Mul(MatMul(_, _), _)  (rules/canonicalize.yaml:211:49)
+  /// Mul(MatMul(_, _), _)  (rules/canonicalize.yaml:213:49)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -2776,7 +2776,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
   }
 
   /// s = MatMul(_, _) | Div(MatMul(_, _), _) | Mul(MatMul(_, _), _) 
-  /// (rules/canonicalize.yaml:211:24)
+  /// (rules/canonicalize.yaml:213:24)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -2790,13 +2790,13 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return false;
   }
 
-  /// m1  (rules/canonicalize.yaml:212:30)
+  /// m1  (rules/canonicalize.yaml:214:30)
   bool matchM1(ValueId v, gen::Next k) {
     if (seen(kM1)) return same(kM1, v) && k();
     return bind(kM1, v) && k();
   }
 
-  /// Add(s, m1)  (rules/canonicalize.yaml:212:23)
+  /// Add(s, m1)  (rules/canonicalize.yaml:214:23)
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(kAdd15)) return same(kAdd15, v) && k();
     if (!bind(kAdd15, v)) return false;
@@ -2810,7 +2810,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchS(in1, [&] { return matchM1(in0, k); });
   }
 
-  /// Add(Add(s, m1), m2)  (rules/canonicalize.yaml:212:19)
+  /// Add(Add(s, m1), m2)  (rules/canonicalize.yaml:214:19)
   bool matchAdd17(ValueId v, gen::Next k) {
     if (seen(kAdd17)) return same(kAdd17, v) && k();
     if (!bind(kAdd17, v)) return false;
@@ -2824,7 +2824,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchAdd15(in1, [&] { return matchM2(in0, k); });
   }
 
-  /// p = Softmax(Add(Add(s, m1), m2), axis=-1)  (rules/canonicalize.yaml:212:11)
+  /// p = Softmax(Add(Add(s, m1), m2), axis=-1)  (rules/canonicalize.yaml:214:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -2835,13 +2835,13 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:217:5:
+  /// Variant 0, rules/canonicalize.yaml:219:5:
   ///   p = Softmax(Add(s, Add(m1, m2)), axis=-1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:218:23", "s")) return false;
-    if (!requireBound(kSlotM1, "rules/canonicalize.yaml:218:30", "m1")) return false;
-    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:218:34", "m2")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:220:23", "s")) return false;
+    if (!requireBound(kSlotM1, "rules/canonicalize.yaml:220:30", "m1")) return false;
+    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:220:34", "m2")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::vector<onnx::AttributeProto> attrs4;
     std::vector<onnx::AttributeProto> attrs5;
@@ -2851,8 +2851,8 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
         kSlotP,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:217:5",
-        "rules/canonicalize.yaml:218:11")) return false;
+        "rules/canonicalize.yaml:219:5",
+        "rules/canonicalize.yaml:220:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2893,7 +2893,7 @@ class MasksSummedFirstRule : public RewritePattern {
             root,
             996,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:205:5",
+            "rules/canonicalize.yaml:207:5",
             {op::kAdd, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -2915,7 +2915,7 @@ class MasksSummedFirstRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:223
+// Generated from: rules/canonicalize.yaml:225
 // reshape_back (priority 1003): Reshape(Reshape(x, _), _) of x's own shape (static dims or the same symbols) is x.
 //===----------------------------------------------------------------------===//
 
@@ -2923,7 +2923,7 @@ class MasksSummedFirstRule : public RewritePattern {
 const gen::RuleSpec& specReshapeBack() {
   static const gen::RuleSpec spec = {
     "reshape_back",
-    "rules/canonicalize.yaml:223:5",
+    "rules/canonicalize.yaml:225:5",
     4,  // root expr
     // slots
     {"x", "y"},
@@ -2932,18 +2932,18 @@ const gen::RuleSpec& specReshapeBack() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:227:27", 0},
+      {"x", "rules/canonicalize.yaml:229:27", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:227:30"},
+      {"_", "rules/canonicalize.yaml:229:30"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:227:19", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:229:19", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:227:34"},
+      {"_", "rules/canonicalize.yaml:229:34"},
       // 4: Reshape(Reshape(x, _), _)
-      {"Reshape", "rules/canonicalize.yaml:227:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:229:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:229:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:231:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
       "same_shape", gen::nativePredicate("same_shape")}},
     // rewrite variants
     {{}},
@@ -2993,7 +2993,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny3.
 
-  /// Reshape(x, _)  (rules/canonicalize.yaml:227:19)
+  /// Reshape(x, _)  (rules/canonicalize.yaml:229:19)
   bool matchReshape(ValueId v, gen::Next k) {
     if (seen(kReshape)) return same(kReshape, v) && k();
     if (!bind(kReshape, v)) return false;
@@ -3002,7 +3002,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:227:11)
+  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:229:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3013,18 +3013,18 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:230:5:
+  /// Variant 0, rules/canonicalize.yaml:232:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:231:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:233:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:230:5",
-        "rules/canonicalize.yaml:231:11")) return false;
+        "rules/canonicalize.yaml:232:5",
+        "rules/canonicalize.yaml:233:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3042,7 +3042,7 @@ class ReshapeBackRule : public RewritePattern {
             root,
             1003,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:223:5",
+            "rules/canonicalize.yaml:225:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3064,7 +3064,7 @@ class ReshapeBackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:236
+// Generated from: rules/canonicalize.yaml:238
 // transpose_through_3d (priority 1000): Reshape(Transpose(Reshape(x, [a*b, c, d]), [0, 2, 1]), [a, b, d, c]) of x [a, b, c, d] is x with its last two axes swapped.
 //===----------------------------------------------------------------------===//
 
@@ -3072,7 +3072,7 @@ class ReshapeBackRule : public RewritePattern {
 const gen::RuleSpec& specTransposeThrough3d() {
   static const gen::RuleSpec spec = {
     "transpose_through_3d",
-    "rules/canonicalize.yaml:236:5",
+    "rules/canonicalize.yaml:238:5",
     5,  // root expr
     // slots
     {"x", "r", "y"},
@@ -3081,21 +3081,21 @@ const gen::RuleSpec& specTransposeThrough3d() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:241:19", 0},
+      {"x", "rules/canonicalize.yaml:243:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:241:22"},
+      {"_", "rules/canonicalize.yaml:243:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:241:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:243:11", 1, 2},
       // 3: Transpose(r, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:242:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:242:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:244:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:244:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 4: _
-      {"_", "rules/canonicalize.yaml:242:49"},
+      {"_", "rules/canonicalize.yaml:244:49"},
       // 5: Reshape(Transpose(r, perm=[0, 2, 1]), _)
-      {"Reshape", "rules/canonicalize.yaml:242:11", 2, 2},
+      {"Reshape", "rules/canonicalize.yaml:244:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:244:12", "y", gen::kNoSlot, {"y", "x", "r"},
+    {{Check::kNative, "rules/canonicalize.yaml:246:12", "y", gen::kNoSlot, {"y", "x", "r"},
       {2, 0, 1}, "swaps_last_two_through_3d", gen::nativePredicate("swaps_last_two_through_3d")}},
     // rewrite variants
     {{}},
@@ -3147,7 +3147,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny4.
 
-  /// r = Reshape(x, _)  (rules/canonicalize.yaml:241:11)
+  /// r = Reshape(x, _)  (rules/canonicalize.yaml:243:11)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -3156,7 +3156,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:242:19)
+  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:244:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -3165,7 +3165,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchR(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:242:11)
+  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:244:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3176,11 +3176,11 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:245:5:
+  /// Variant 0, rules/canonicalize.yaml:247:5:
   ///   y = Transpose(x, perm=[0, 1, 3, 2])
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:246:21", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:248:21", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     collectMatched();
@@ -3188,8 +3188,8 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:245:5",
-        "rules/canonicalize.yaml:246:11")) return false;
+        "rules/canonicalize.yaml:247:5",
+        "rules/canonicalize.yaml:248:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3214,7 +3214,7 @@ class TransposeThrough3dRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:236:5",
+            "rules/canonicalize.yaml:238:5",
             {op::kTranspose}}),
         root_output_(root_output) {}
 
@@ -3236,7 +3236,7 @@ class TransposeThrough3dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:250
+// Generated from: rules/canonicalize.yaml:252
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
@@ -3244,7 +3244,7 @@ class TransposeThrough3dRule : public RewritePattern {
 const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = {
     "transpose_pair",
-    "rules/canonicalize.yaml:250:5",
+    "rules/canonicalize.yaml:252:5",
     9,  // root expr
     // slots
     {"x", "y"},
@@ -3253,37 +3253,37 @@ const gen::RuleSpec& specTransposePair() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:253:32", 0},
+      {"x", "rules/canonicalize.yaml:255:32", 0},
       // 1: Transpose(x, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:253:22", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:253:35", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:255:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:255:35", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:253:12", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:253:55", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:255:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:255:55", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 3: Transpose(x, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:254:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:254:37", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:256:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:256:37", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:254:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:254:57", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:256:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:256:57", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: Transpose(x, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:255:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:255:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:257:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:257:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:255:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:255:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:257:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:257:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 7: Transpose(x, perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:256:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:256:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:258:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:258:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:256:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:256:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:258:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:258:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"y", "rules/canonicalize.yaml:254:12", 1},
+      {"y", "rules/canonicalize.yaml:256:12", 1},
     },
     // constraints
     {},
@@ -3340,7 +3340,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:253:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:255:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -3350,7 +3350,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) 
-  /// (rules/canonicalize.yaml:253:12)
+  /// (rules/canonicalize.yaml:255:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -3359,7 +3359,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:254:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:256:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -3369,7 +3369,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) 
-  /// (rules/canonicalize.yaml:254:14)
+  /// (rules/canonicalize.yaml:256:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -3378,7 +3378,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:255:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:257:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -3387,7 +3387,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:255:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:257:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -3396,7 +3396,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:256:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:258:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -3405,7 +3405,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:256:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:258:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -3416,7 +3416,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:254:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:256:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3434,18 +3434,18 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:257:5:
+  /// Variant 0, rules/canonicalize.yaml:259:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:258:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:260:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:257:5",
-        "rules/canonicalize.yaml:258:11")) return false;
+        "rules/canonicalize.yaml:259:5",
+        "rules/canonicalize.yaml:260:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3463,7 +3463,7 @@ class TransposePairRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:250:5",
+            "rules/canonicalize.yaml:252:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3485,7 +3485,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:268
+// Generated from: rules/canonicalize.yaml:270
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -3493,7 +3493,7 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:268:5",
+    "rules/canonicalize.yaml:270:5",
     12,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
@@ -3502,52 +3502,52 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:271:19", 0},
+      {"x", "rules/canonicalize.yaml:273:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:271:22"},
+      {"_", "rules/canonicalize.yaml:273:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:271:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:273:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:272:20", 2},
+      {"w", "rules/canonicalize.yaml:274:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:272:23", 3},
+      {"c", "rules/canonicalize.yaml:274:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:272:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:272:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:274:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:274:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:272:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:274:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:272:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:274:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:272:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:274:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:273:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:273:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:275:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:275:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:273:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:275:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:273:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:275:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: MatMul(f, w)
-      {"MatMul", "rules/canonicalize.yaml:274:18", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:276:18", gen::kNoSlot, 2},
       // 8: Add(MatMul(f, w), c)
-      {"Add", "rules/canonicalize.yaml:274:14", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:276:14", gen::kNoSlot, 2},
       // 9: MatMul(f, w)
-      {"MatMul", "rules/canonicalize.yaml:274:43", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:276:43", gen::kNoSlot, 2},
       // 10: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0) | Add(MatMul(f, w), c) | MatMul(f, w)
-      {"g", "rules/canonicalize.yaml:273:12", 4},
+      {"g", "rules/canonicalize.yaml:275:12", 4},
       // 11: s
-      {"s", "rules/canonicalize.yaml:275:22", 5},
+      {"s", "rules/canonicalize.yaml:277:22", 5},
       // 12: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:275:11", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:277:11", 6, 2},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:277:12", "f", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:279:12", "f", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {2}},
-     {Check::kNative, "rules/canonicalize.yaml:277:21", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+     {Check::kNative, "rules/canonicalize.yaml:279:21", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:278:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:280:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{10, 0}, {10, 2}}}}, {}},
@@ -3616,7 +3616,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny, matchW, matchC, matchS.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:271:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:273:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -3625,7 +3625,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:272:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:274:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -3638,7 +3638,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:273:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:275:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -3647,7 +3647,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchF(input(n, 0), [&] { return matchW(input(n, 1), k); });
   }
 
-  /// MatMul(f, w)  (rules/canonicalize.yaml:274:18)
+  /// MatMul(f, w)  (rules/canonicalize.yaml:276:18)
   bool matchMatMul7(ValueId v, gen::Next k) {
     if (seen(kMatMul7)) return same(kMatMul7, v) && k();
     if (!bind(kMatMul7, v)) return false;
@@ -3656,7 +3656,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchF(input(n, 0), [&] { return matchW(input(n, 1), k); });
   }
 
-  /// Add(MatMul(f, w), c)  (rules/canonicalize.yaml:274:14)
+  /// Add(MatMul(f, w), c)  (rules/canonicalize.yaml:276:14)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -3670,7 +3670,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchMatMul7(in1, [&] { return matchC(in0, k); });
   }
 
-  /// MatMul(f, w)  (rules/canonicalize.yaml:274:43)
+  /// MatMul(f, w)  (rules/canonicalize.yaml:276:43)
   bool matchMatMul9(ValueId v, gen::Next k) {
     if (seen(kMatMul9)) return same(kMatMul9, v) && k();
     if (!bind(kMatMul9, v)) return false;
@@ -3680,7 +3680,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0) | Add(MatMul(f, w), c) | MatMul(f, w)  (rules/canonicalize.yaml:273:12)
+  /// transB=0) | Add(MatMul(f, w), c) | MatMul(f, w)  (rules/canonicalize.yaml:275:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -3696,7 +3696,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:275:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:277:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3707,24 +3707,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:280:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:282:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:282:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:282:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:284:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:284:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:282:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:284:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:282:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:284:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:280:9",
-        "rules/canonicalize.yaml:282:15")) return false;
+        "rules/canonicalize.yaml:282:9",
+        "rules/canonicalize.yaml:284:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3756,22 +3756,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:283:9:
+  /// Variant 1, rules/canonicalize.yaml:285:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:284:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:284:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:286:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:286:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:284:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:286:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:283:9",
-        "rules/canonicalize.yaml:284:15")) return false;
+        "rules/canonicalize.yaml:285:9",
+        "rules/canonicalize.yaml:286:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3805,7 +3805,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:268:5",
+            "rules/canonicalize.yaml:270:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -3827,7 +3827,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:295
+// Generated from: rules/canonicalize.yaml:297
 // heads_of_flat_rows (priority 995): Reshape(MatMul(x, w) (+ b), s) of rows x [T, I] into heads [d0, S, N, H] is that Reshape of the projection of x viewed as [-1, S, I].
 //===----------------------------------------------------------------------===//
 
@@ -3835,7 +3835,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specHeadsOfFlatRows() {
   static const gen::RuleSpec spec = {
     "heads_of_flat_rows",
-    "rules/canonicalize.yaml:295:5",
+    "rules/canonicalize.yaml:297:5",
     8,  // root expr
     // slots
     {"x", "w", "p", "b", "pb", "s", "r"},
@@ -3844,30 +3844,30 @@ const gen::RuleSpec& specHeadsOfFlatRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:301:19", 0},
+      {"x", "rules/canonicalize.yaml:303:19", 0},
       // 1: w
-      {"w", "rules/canonicalize.yaml:301:22", 1},
+      {"w", "rules/canonicalize.yaml:303:22", 1},
       // 2: MatMul(x, w)
-      {"MatMul", "rules/canonicalize.yaml:301:12", 2, 2},
+      {"MatMul", "rules/canonicalize.yaml:303:12", 2, 2},
       // 3: b
-      {"b", "rules/canonicalize.yaml:302:19", 3},
+      {"b", "rules/canonicalize.yaml:304:19", 3},
       // 4: Add(p, b)
-      {"Add", "rules/canonicalize.yaml:302:12", 4, 2},
+      {"Add", "rules/canonicalize.yaml:304:12", 4, 2},
       // 5: s
-      {"s", "rules/canonicalize.yaml:303:24", 5},
+      {"s", "rules/canonicalize.yaml:305:24", 5},
       // 6: Reshape(pb, s)
-      {"Reshape", "rules/canonicalize.yaml:303:12", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:305:12", gen::kNoSlot, 2},
       // 7: Reshape(p, s)
-      {"Reshape", "rules/canonicalize.yaml:303:35", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:305:35", gen::kNoSlot, 2},
       // 8: Reshape(pb, s) | Reshape(p, s)
-      {"r", "rules/canonicalize.yaml:303:33", 6},
+      {"r", "rules/canonicalize.yaml:305:33", 6},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:305:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:307:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {2}},
-     {Check::kRank, "rules/canonicalize.yaml:306:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:308:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}},
-     {Check::kNative, "rules/canonicalize.yaml:307:12", "r", gen::kNoSlot, {"r", "w"}, {6, 1},
+     {Check::kNative, "rules/canonicalize.yaml:309:12", "r", gen::kNoSlot, {"r", "w"}, {6, 1},
       "splits_flat_rows", gen::nativePredicate("splits_flat_rows")}},
     // rewrite variants
     {{true, "", -1, -1, {{{8, 0}}}}, {}},
@@ -3932,7 +3932,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchW, matchB, matchS.
 
-  /// p = MatMul(x, w)  (rules/canonicalize.yaml:301:12)
+  /// p = MatMul(x, w)  (rules/canonicalize.yaml:303:12)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -3941,7 +3941,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchX(input(n, 0), [&] { return matchW(input(n, 1), k); });
   }
 
-  /// pb = Add(p, b)  (rules/canonicalize.yaml:302:12)
+  /// pb = Add(p, b)  (rules/canonicalize.yaml:304:12)
   bool matchPb(ValueId v, gen::Next k) {
     if (seen(kPb)) return same(kPb, v) && k();
     if (!bind(kPb, v)) return false;
@@ -3955,7 +3955,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchP(in1, [&] { return matchB(in0, k); });
   }
 
-  /// Reshape(pb, s)  (rules/canonicalize.yaml:303:12)
+  /// Reshape(pb, s)  (rules/canonicalize.yaml:305:12)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -3964,7 +3964,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchPb(input(n, 0), [&] { return matchS(input(n, 1), k); });
   }
 
-  /// Reshape(p, s)  (rules/canonicalize.yaml:303:35)
+  /// Reshape(p, s)  (rules/canonicalize.yaml:305:35)
   bool matchReshape7(ValueId v, gen::Next k) {
     if (seen(kReshape7)) return same(kReshape7, v) && k();
     if (!bind(kReshape7, v)) return false;
@@ -3973,7 +3973,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchP(input(n, 0), [&] { return matchS(input(n, 1), k); });
   }
 
-  /// r = Reshape(pb, s) | Reshape(p, s)  (rules/canonicalize.yaml:303:33)
+  /// r = Reshape(pb, s) | Reshape(p, s)  (rules/canonicalize.yaml:305:33)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -3987,31 +3987,31 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:311:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:313:9:
   ///   r = Reshape(Add(MatMul(Reshape(x, tensor(helper, flat_rows_shape)), w), b), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:309:19", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:311:19", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("flat_rows_shape"),
         {kSlotR, kSlotW},
         {"r", "w"},
-        "rules/canonicalize.yaml:309:22");
+        "rules/canonicalize.yaml:311:22");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:312:39", "w")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:314:39", "w")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:312:43", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:314:43", "b")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:312:47", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:314:47", "s")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotR,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:311:9",
-        "rules/canonicalize.yaml:312:17")) return false;
+        "rules/canonicalize.yaml:313:9",
+        "rules/canonicalize.yaml:314:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4051,29 +4051,29 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:313:9:
+  /// Variant 1, rules/canonicalize.yaml:315:9:
   ///   r = Reshape(MatMul(Reshape(x, tensor(helper, flat_rows_shape)), w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:309:19", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:311:19", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("flat_rows_shape"),
         {kSlotR, kSlotW},
         {"r", "w"},
-        "rules/canonicalize.yaml:309:22");
+        "rules/canonicalize.yaml:311:22");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:313:35", "w")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:315:35", "w")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:313:39", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:315:39", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotR,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:313:9",
-        "rules/canonicalize.yaml:313:17")) return false;
+        "rules/canonicalize.yaml:315:9",
+        "rules/canonicalize.yaml:315:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4115,7 +4115,7 @@ class HeadsOfFlatRowsRule : public RewritePattern {
             root,
             995,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:295:5",
+            "rules/canonicalize.yaml:297:5",
             {op::kReshape, op::kMatMul, op::kAdd}}),
         root_output_(root_output) {}
 
@@ -4137,7 +4137,7 @@ class HeadsOfFlatRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:315
+// Generated from: rules/canonicalize.yaml:317
 // flat_rows_of_heads (priority 995): Reshape(t, s) into rows [T, N*H] of the attention's context t [B, S, N, H] is that Reshape of t viewed as [B, S, N*H].
 //===----------------------------------------------------------------------===//
 
@@ -4145,7 +4145,7 @@ class HeadsOfFlatRowsRule : public RewritePattern {
 const gen::RuleSpec& specFlatRowsOfHeads() {
   static const gen::RuleSpec spec = {
     "flat_rows_of_heads",
-    "rules/canonicalize.yaml:315:5",
+    "rules/canonicalize.yaml:317:5",
     6,  // root expr
     // slots
     {"vh", "o", "s", "y"},
@@ -4154,26 +4154,26 @@ const gen::RuleSpec& specFlatRowsOfHeads() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:321:26"},
+      {"_", "rules/canonicalize.yaml:323:26"},
       // 1: Softmax(_)
-      {"Softmax", "rules/canonicalize.yaml:321:18", gen::kNoSlot, 1},
+      {"Softmax", "rules/canonicalize.yaml:323:18", gen::kNoSlot, 1},
       // 2: vh
-      {"vh", "rules/canonicalize.yaml:321:30", 0},
+      {"vh", "rules/canonicalize.yaml:323:30", 0},
       // 3: MatMul(Softmax(_), vh)
-      {"MatMul", "rules/canonicalize.yaml:321:11", 1, 2},
+      {"MatMul", "rules/canonicalize.yaml:323:11", 1, 2},
       // 4: Transpose(o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:322:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:322:32", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:324:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:324:32", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: s
-      {"s", "rules/canonicalize.yaml:322:52", 2},
+      {"s", "rules/canonicalize.yaml:324:52", 2},
       // 6: Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)
-      {"Reshape", "rules/canonicalize.yaml:322:11", 3, 2},
+      {"Reshape", "rules/canonicalize.yaml:324:11", 3, 2},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:324:13", "vh", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:326:13", "vh", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {4}},
-     {Check::kRank, "rules/canonicalize.yaml:325:13", "y", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:327:13", "y", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {2}}},
     // rewrite variants
     {{}},
@@ -4227,7 +4227,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny, matchVh, matchS.
 
-  /// Softmax(_)  (rules/canonicalize.yaml:321:18)
+  /// Softmax(_)  (rules/canonicalize.yaml:323:18)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -4236,7 +4236,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
     return matchAny(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(_), vh)  (rules/canonicalize.yaml:321:11)
+  /// o = MatMul(Softmax(_), vh)  (rules/canonicalize.yaml:323:11)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -4245,7 +4245,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:322:19)
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:324:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -4254,7 +4254,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:322:11)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:324:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4265,32 +4265,32 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:327:5:
+  /// Variant 0, rules/canonicalize.yaml:329:5:
   ///   o = o
   ///   y = Reshape(Reshape(Transpose(o, perm=[0, 2, 1, 3]), tensor([0, 0, -1])), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotO, "rules/canonicalize.yaml:326:11", "o")) return false;
+    if (!requireBound(kSlotO, "rules/canonicalize.yaml:328:11", "o")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 2, 1, 3}));
     std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t2) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:328:93", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:330:93", "s")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
     if (!replaceable(
         kSlotO,
         To::kRef,
         kSlotO,
-        "rules/canonicalize.yaml:327:5",
-        "rules/canonicalize.yaml:326:11")) return false;
+        "rules/canonicalize.yaml:329:5",
+        "rules/canonicalize.yaml:328:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:327:5",
-        "rules/canonicalize.yaml:328:11")) return false;
+        "rules/canonicalize.yaml:329:5",
+        "rules/canonicalize.yaml:330:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4331,7 +4331,7 @@ class FlatRowsOfHeadsRule : public RewritePattern {
             root,
             995,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:315:5",
+            "rules/canonicalize.yaml:317:5",
             {op::kTranspose, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -4353,7 +4353,7 @@ class FlatRowsOfHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:333
+// Generated from: rules/canonicalize.yaml:335
 // einsum_as_matmul (priority 1000): Einsum(x, w) whose equation multiplies x's last axis by a 2-D w ("abc,cd->abd") is MatMul(x, w).
 //===----------------------------------------------------------------------===//
 
@@ -4361,7 +4361,7 @@ class FlatRowsOfHeadsRule : public RewritePattern {
 const gen::RuleSpec& specEinsumAsMatmul() {
   static const gen::RuleSpec spec = {
     "einsum_as_matmul",
-    "rules/canonicalize.yaml:333:5",
+    "rules/canonicalize.yaml:335:5",
     2,  // root expr
     // slots
     {"x", "w", "y"},
@@ -4370,16 +4370,16 @@ const gen::RuleSpec& specEinsumAsMatmul() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:337:18", 0},
+      {"x", "rules/canonicalize.yaml:339:18", 0},
       // 1: w
-      {"w", "rules/canonicalize.yaml:337:21", 1},
+      {"w", "rules/canonicalize.yaml:339:21", 1},
       // 2: Einsum(x, w)
-      {"Einsum", "rules/canonicalize.yaml:337:11", 2, 2},
+      {"Einsum", "rules/canonicalize.yaml:339:11", 2, 2},
     },
     // constraints
-    {{Check::kElemType, "rules/canonicalize.yaml:339:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kElemType, "rules/canonicalize.yaml:341:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kNative, "rules/canonicalize.yaml:340:12", "y", gen::kNoSlot, {"y"}, {2},
+     {Check::kNative, "rules/canonicalize.yaml:342:12", "y", gen::kNoSlot, {"y"}, {2},
       "matmul_equation", gen::nativePredicate("matmul_equation")}},
     // rewrite variants
     {{}},
@@ -4428,7 +4428,7 @@ class EinsumAsMatmulMatch : public CanonicalizeSharedMatch<EinsumAsMatmulIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchW.
 
-  /// y = Einsum(x, w)  (rules/canonicalize.yaml:337:11)
+  /// y = Einsum(x, w)  (rules/canonicalize.yaml:339:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4439,20 +4439,20 @@ class EinsumAsMatmulMatch : public CanonicalizeSharedMatch<EinsumAsMatmulIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:341:5:
+  /// Variant 0, rules/canonicalize.yaml:343:5:
   ///   y = MatMul(x, w)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:342:18", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:342:21", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:344:18", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:344:21", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:341:5",
-        "rules/canonicalize.yaml:342:11")) return false;
+        "rules/canonicalize.yaml:343:5",
+        "rules/canonicalize.yaml:344:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4478,7 +4478,7 @@ class EinsumAsMatmulRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:333:5",
+            "rules/canonicalize.yaml:335:5",
             {op::kMatMul}}),
         root_output_(root_output) {}
 
@@ -4500,7 +4500,7 @@ class EinsumAsMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:347
+// Generated from: rules/canonicalize.yaml:349
 // softmax_of_a_shift (priority 1000): Softmax(x + c) of a one-element constant c, |c| <= 1 (stable_softmax's 1e-9), is Softmax(x).
 //===----------------------------------------------------------------------===//
 
@@ -4508,7 +4508,7 @@ class EinsumAsMatmulRule : public RewritePattern {
 const gen::RuleSpec& specSoftmaxOfAShift() {
   static const gen::RuleSpec spec = {
     "softmax_of_a_shift",
-    "rules/canonicalize.yaml:347:5",
+    "rules/canonicalize.yaml:349:5",
     3,  // root expr
     // slots
     {"x", "c", "y"},
@@ -4517,20 +4517,20 @@ const gen::RuleSpec& specSoftmaxOfAShift() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:350:23", 0},
+      {"x", "rules/canonicalize.yaml:352:23", 0},
       // 1: c
-      {"c", "rules/canonicalize.yaml:350:26", 1},
+      {"c", "rules/canonicalize.yaml:352:26", 1},
       // 2: Add(x, c)
-      {"Add", "rules/canonicalize.yaml:350:19", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:352:19", gen::kNoSlot, 2},
       // 3: Softmax(Add(x, c), axis=capture(a))
-      {"Softmax", "rules/canonicalize.yaml:350:11", 2, 1,
-       {{"axis", "rules/canonicalize.yaml:350:30", Attr::kCapture, {}, true, gen::intLiteral(-1),
+      {"Softmax", "rules/canonicalize.yaml:352:11", 2, 1,
+       {{"axis", "rules/canonicalize.yaml:352:30", Attr::kCapture, {}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}, 0.0, 0.0, 0, "a"}}},
     },
     // constraints
-    {{Check::kScalar, "rules/canonicalize.yaml:352:12", "c", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kScalar, "rules/canonicalize.yaml:354:12", "c", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {}, true, true, -1.0, 1.0},
-     {Check::kNative, "rules/canonicalize.yaml:353:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+     {Check::kNative, "rules/canonicalize.yaml:355:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")}},
     // rewrite variants
     {{}},
@@ -4580,7 +4580,7 @@ class SoftmaxOfAShiftMatch : public CanonicalizeSharedMatch<SoftmaxOfAShiftIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchC.
 
-  /// Add(x, c)  (rules/canonicalize.yaml:350:19)
+  /// Add(x, c)  (rules/canonicalize.yaml:352:19)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -4594,7 +4594,7 @@ class SoftmaxOfAShiftMatch : public CanonicalizeSharedMatch<SoftmaxOfAShiftIds> 
     return matchX(in1, [&] { return matchC(in0, k); });
   }
 
-  /// y = Softmax(Add(x, c), axis=capture(a))  (rules/canonicalize.yaml:350:11)
+  /// y = Softmax(Add(x, c), axis=capture(a))  (rules/canonicalize.yaml:352:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4605,18 +4605,18 @@ class SoftmaxOfAShiftMatch : public CanonicalizeSharedMatch<SoftmaxOfAShiftIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:354:5:
+  /// Variant 0, rules/canonicalize.yaml:356:5:
   ///   y = Softmax(x, axis=attr(a))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:355:19", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:357:19", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     std::optional<onnx::AttributeProto> a1_0 = captured(
         0,
         "axis",
         "a",
-        "rules/canonicalize.yaml:355:22",
-        "rules/canonicalize.yaml:355:22");
+        "rules/canonicalize.yaml:357:22",
+        "rules/canonicalize.yaml:357:22");
     if (!a1_0) return false;
     attrs1.push_back(std::move(*a1_0));
     collectMatched();
@@ -4624,8 +4624,8 @@ class SoftmaxOfAShiftMatch : public CanonicalizeSharedMatch<SoftmaxOfAShiftIds> 
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:354:5",
-        "rules/canonicalize.yaml:355:11")) return false;
+        "rules/canonicalize.yaml:356:5",
+        "rules/canonicalize.yaml:357:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4650,7 +4650,7 @@ class SoftmaxOfAShiftRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:347:5",
+            "rules/canonicalize.yaml:349:5",
             {op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -4672,7 +4672,7 @@ class SoftmaxOfAShiftRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:359
+// Generated from: rules/canonicalize.yaml:361
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -4680,7 +4680,7 @@ class SoftmaxOfAShiftRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:359:5",
+    "rules/canonicalize.yaml:361:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -4689,14 +4689,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:363:19", 0},
+      {"t", "rules/canonicalize.yaml:365:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:363:22"},
+      {"_", "rules/canonicalize.yaml:365:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:363:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:365:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:365:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:367:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -4744,13 +4744,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:363:19)
+  /// t  (rules/canonicalize.yaml:365:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:363:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:365:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4761,18 +4761,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:366:5:
+  /// Variant 0, rules/canonicalize.yaml:368:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:367:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:369:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:366:5",
-        "rules/canonicalize.yaml:367:11")) return false;
+        "rules/canonicalize.yaml:368:5",
+        "rules/canonicalize.yaml:369:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4790,7 +4790,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:359:5",
+            "rules/canonicalize.yaml:361:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4812,7 +4812,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:371
+// Generated from: rules/canonicalize.yaml:373
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -4820,7 +4820,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:371:5",
+    "rules/canonicalize.yaml:373:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -4829,40 +4829,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:374:35", 0},
+      {"p", "rules/canonicalize.yaml:376:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:374:38", 1},
+      {"i0", "rules/canonicalize.yaml:376:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:374:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:374:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:376:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:376:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:374:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:374:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:376:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:376:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:374:75", 2},
+      {"i1", "rules/canonicalize.yaml:376:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:374:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:374:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:376:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:376:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:374:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:374:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:376:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:376:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:374:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:374:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:376:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:376:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:376:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:378:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:377:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:379:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:377:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:379:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:378:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:380:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:378:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:380:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -4910,19 +4910,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:374:35)
+  /// p  (rules/canonicalize.yaml:376:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:374:38)
+  /// i0  (rules/canonicalize.yaml:376:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:374:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:376:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -4931,7 +4931,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:374:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:376:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -4940,13 +4940,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:374:75)
+  /// i1  (rules/canonicalize.yaml:376:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:374:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:376:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -4955,7 +4955,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:374:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:376:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -4965,7 +4965,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:374:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:376:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4976,18 +4976,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:379:5:
+  /// Variant 0, rules/canonicalize.yaml:381:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:380:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:382:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:379:5",
-        "rules/canonicalize.yaml:380:11")) return false;
+        "rules/canonicalize.yaml:381:5",
+        "rules/canonicalize.yaml:382:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5005,7 +5005,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:371:5",
+            "rules/canonicalize.yaml:373:5",
             {}}),
         root_output_(root_output) {}
 
@@ -5027,7 +5027,7 @@ class PresentRestackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:390
+// Generated from: rules/canonicalize.yaml:392
 // where_never_true (priority 1002): Where(c, a, b) of a condition false everywhere by construction is b, b of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -5035,7 +5035,7 @@ class PresentRestackRule : public RewritePattern {
 const gen::RuleSpec& specWhereNeverTrue() {
   static const gen::RuleSpec spec = {
     "where_never_true",
-    "rules/canonicalize.yaml:390:5",
+    "rules/canonicalize.yaml:392:5",
     3,  // root expr
     // slots
     {"c", "b", "y"},
@@ -5044,18 +5044,18 @@ const gen::RuleSpec& specWhereNeverTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:394:17", 0},
+      {"c", "rules/canonicalize.yaml:396:17", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:394:20"},
+      {"_", "rules/canonicalize.yaml:396:20"},
       // 2: b
-      {"b", "rules/canonicalize.yaml:394:23", 1},
+      {"b", "rules/canonicalize.yaml:396:23", 1},
       // 3: Where(c, _, b)
-      {"Where", "rules/canonicalize.yaml:394:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:396:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:396:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:398:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:397:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
+     {Check::kNative, "rules/canonicalize.yaml:399:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
       gen::nativePredicate("never_true")}},
     // rewrite variants
     {{}},
@@ -5105,7 +5105,7 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny, matchB.
 
-  /// y = Where(c, _, b)  (rules/canonicalize.yaml:394:11)
+  /// y = Where(c, _, b)  (rules/canonicalize.yaml:396:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5120,18 +5120,18 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:398:5:
+  /// Variant 0, rules/canonicalize.yaml:400:5:
   ///   y = b
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:399:11", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:401:11", "b")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotB,
-        "rules/canonicalize.yaml:398:5",
-        "rules/canonicalize.yaml:399:11")) return false;
+        "rules/canonicalize.yaml:400:5",
+        "rules/canonicalize.yaml:401:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5149,7 +5149,7 @@ class WhereNeverTrueRule : public RewritePattern {
             root,
             1002,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:390:5",
+            "rules/canonicalize.yaml:392:5",
             {}}),
         root_output_(root_output) {}
 
@@ -5171,7 +5171,7 @@ class WhereNeverTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:401
+// Generated from: rules/canonicalize.yaml:403
 // where_always_true (priority 1001): Where(c, a, b) of a condition true everywhere by construction is a, a of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -5179,7 +5179,7 @@ class WhereNeverTrueRule : public RewritePattern {
 const gen::RuleSpec& specWhereAlwaysTrue() {
   static const gen::RuleSpec spec = {
     "where_always_true",
-    "rules/canonicalize.yaml:401:5",
+    "rules/canonicalize.yaml:403:5",
     3,  // root expr
     // slots
     {"c", "a", "y"},
@@ -5188,18 +5188,18 @@ const gen::RuleSpec& specWhereAlwaysTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:405:17", 0},
+      {"c", "rules/canonicalize.yaml:407:17", 0},
       // 1: a
-      {"a", "rules/canonicalize.yaml:405:20", 1},
+      {"a", "rules/canonicalize.yaml:407:20", 1},
       // 2: _
-      {"_", "rules/canonicalize.yaml:405:23"},
+      {"_", "rules/canonicalize.yaml:407:23"},
       // 3: Where(c, a, _)
-      {"Where", "rules/canonicalize.yaml:405:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:407:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:407:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:409:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:408:12", "c", gen::kNoSlot, {"c"}, {0},
+     {Check::kNative, "rules/canonicalize.yaml:410:12", "c", gen::kNoSlot, {"c"}, {0},
       "always_true", gen::nativePredicate("always_true")}},
     // rewrite variants
     {{}},
@@ -5249,13 +5249,13 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny.
 
-  /// a  (rules/canonicalize.yaml:405:20)
+  /// a  (rules/canonicalize.yaml:407:20)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     return bind(kA, v) && k();
   }
 
-  /// y = Where(c, a, _)  (rules/canonicalize.yaml:405:11)
+  /// y = Where(c, a, _)  (rules/canonicalize.yaml:407:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5270,18 +5270,18 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:409:5:
+  /// Variant 0, rules/canonicalize.yaml:411:5:
   ///   y = a
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/canonicalize.yaml:410:11", "a")) return false;
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:412:11", "a")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotA,
-        "rules/canonicalize.yaml:409:5",
-        "rules/canonicalize.yaml:410:11")) return false;
+        "rules/canonicalize.yaml:411:5",
+        "rules/canonicalize.yaml:412:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5299,7 +5299,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
             root,
             1001,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:401:5",
+            "rules/canonicalize.yaml:403:5",
             {}}),
         root_output_(root_output) {}
 
@@ -5321,7 +5321,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:412
+// Generated from: rules/canonicalize.yaml:414
 // add_computed_zero (priority 101): Add(x, z) (in either order) of z zero everywhere by construction is x, x of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -5329,7 +5329,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 const gen::RuleSpec& specAddComputedZero() {
   static const gen::RuleSpec spec = {
     "add_computed_zero",
-    "rules/canonicalize.yaml:412:5",
+    "rules/canonicalize.yaml:414:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -5338,16 +5338,16 @@ const gen::RuleSpec& specAddComputedZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:416:15", 0},
+      {"x", "rules/canonicalize.yaml:418:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:416:18", 1},
+      {"z", "rules/canonicalize.yaml:418:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:416:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:418:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:418:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:420:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:419:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
+     {Check::kNative, "rules/canonicalize.yaml:421:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
       gen::nativePredicate("all_zero")}},
     // rewrite variants
     {{}},
@@ -5398,18 +5398,18 @@ class AddComputedZeroMatch : public CanonicalizeSharedMatch<AddComputedZeroIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:420:5:
+  /// Variant 0, rules/canonicalize.yaml:422:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:421:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:423:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:420:5",
-        "rules/canonicalize.yaml:421:11")) return false;
+        "rules/canonicalize.yaml:422:5",
+        "rules/canonicalize.yaml:423:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5427,7 +5427,7 @@ class AddComputedZeroRule : public RewritePattern {
             root,
             101,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:412:5",
+            "rules/canonicalize.yaml:414:5",
             {}}),
         root_output_(root_output) {}
 
@@ -5449,7 +5449,7 @@ class AddComputedZeroRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:434
+// Generated from: rules/canonicalize.yaml:436
 // buffered_token_types (priority 1000): Expand(Slice(z, 0, e, axis 1), [b, e]) of a [1, R] integer buffer z of zeros is Expand(z[:, 0], [b, e]): zeros of [b, e].
 //===----------------------------------------------------------------------===//
 
@@ -5457,7 +5457,7 @@ class AddComputedZeroRule : public RewritePattern {
 const gen::RuleSpec& specBufferedTokenTypes() {
   static const gen::RuleSpec spec = {
     "buffered_token_types",
-    "rules/canonicalize.yaml:434:5",
+    "rules/canonicalize.yaml:436:5",
     11,  // root expr
     // slots
     {"z", "e", "t", "s", "y"},
@@ -5466,39 +5466,39 @@ const gen::RuleSpec& specBufferedTokenTypes() {
     // exprs
     {
       // 0: z
-      {"z", "rules/canonicalize.yaml:440:17", 0},
+      {"z", "rules/canonicalize.yaml:442:17", 0},
       // 1: 0
-      {"constant 0", "rules/canonicalize.yaml:440:20", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      {"constant 0", "rules/canonicalize.yaml:442:20", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 2: e
-      {"e", "rules/canonicalize.yaml:440:23", 1},
+      {"e", "rules/canonicalize.yaml:442:23", 1},
       // 3: 1
-      {"constant 1", "rules/canonicalize.yaml:440:26", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      {"constant 1", "rules/canonicalize.yaml:442:26", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 4: 1
-      {"constant 1", "rules/canonicalize.yaml:440:29", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      {"constant 1", "rules/canonicalize.yaml:442:29", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 5: Slice(z, 0, e, 1, 1)
-      {"Slice", "rules/canonicalize.yaml:440:11", gen::kNoSlot, 5},
+      {"Slice", "rules/canonicalize.yaml:442:11", gen::kNoSlot, 5},
       // 6: 0
-      {"constant 0", "rules/canonicalize.yaml:440:43", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      {"constant 0", "rules/canonicalize.yaml:442:43", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 7: 1
-      {"constant 1", "rules/canonicalize.yaml:440:49", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      {"constant 1", "rules/canonicalize.yaml:442:49", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 8: Slice(z, 0, e, 1)
-      {"Slice", "rules/canonicalize.yaml:440:34", gen::kNoSlot, 4},
+      {"Slice", "rules/canonicalize.yaml:442:34", gen::kNoSlot, 4},
       // 9: Slice(z, 0, e, 1, 1) | Slice(z, 0, e, 1)
-      {"t", "rules/canonicalize.yaml:440:32", 2},
+      {"t", "rules/canonicalize.yaml:442:32", 2},
       // 10: s
-      {"s", "rules/canonicalize.yaml:441:21", 3},
+      {"s", "rules/canonicalize.yaml:443:21", 3},
       // 11: Expand(t, s)
-      {"Expand", "rules/canonicalize.yaml:441:11", 4, 2},
+      {"Expand", "rules/canonicalize.yaml:443:11", 4, 2},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:443:12", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:445:12", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"1", "_"}, {{Dim::kStatic, 1}, {Dim::kAny}}},
-     {Check::kElemType, "rules/canonicalize.yaml:443:27", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/canonicalize.yaml:445:27", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"int64", "int32"}, {7, 6}},
-     {Check::kConstant, "rules/canonicalize.yaml:443:50", "z", 0},
-     {Check::kNative, "rules/canonicalize.yaml:443:66", "z", gen::kNoSlot, {"z"}, {0}, "all_zero",
+     {Check::kConstant, "rules/canonicalize.yaml:445:50", "z", 0},
+     {Check::kNative, "rules/canonicalize.yaml:445:66", "z", gen::kNoSlot, {"z"}, {0}, "all_zero",
       gen::nativePredicate("all_zero")},
-     {Check::kNative, "rules/canonicalize.yaml:444:12", "s", gen::kNoSlot, {"s", "e"}, {3, 1},
+     {Check::kNative, "rules/canonicalize.yaml:446:12", "s", gen::kNoSlot, {"s", "e"}, {3, 1},
       "expands_to_length", gen::nativePredicate("expands_to_length")}},
     // rewrite variants
     {{}},
@@ -5558,31 +5558,31 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchZ, matchS.
 
-  /// 0  (rules/canonicalize.yaml:440:20)
+  /// 0  (rules/canonicalize.yaml:442:20)
   bool matchConstant1(ValueId v, gen::Next k) {
     if (seen(kConstant1)) return same(kConstant1, v) && k();
     return bind(kConstant1, v) && constant(kConstant1, v) && k();
   }
 
-  /// e  (rules/canonicalize.yaml:440:23)
+  /// e  (rules/canonicalize.yaml:442:23)
   bool matchE(ValueId v, gen::Next k) {
     if (seen(kE)) return same(kE, v) && k();
     return bind(kE, v) && k();
   }
 
-  /// 1  (rules/canonicalize.yaml:440:26)
+  /// 1  (rules/canonicalize.yaml:442:26)
   bool matchConstant3(ValueId v, gen::Next k) {
     if (seen(kConstant3)) return same(kConstant3, v) && k();
     return bind(kConstant3, v) && constant(kConstant3, v) && k();
   }
 
-  /// 1  (rules/canonicalize.yaml:440:29)
+  /// 1  (rules/canonicalize.yaml:442:29)
   bool matchConstant4(ValueId v, gen::Next k) {
     if (seen(kConstant4)) return same(kConstant4, v) && k();
     return bind(kConstant4, v) && constant(kConstant4, v) && k();
   }
 
-  /// Slice(z, 0, e, 1, 1)  (rules/canonicalize.yaml:440:11)
+  /// Slice(z, 0, e, 1, 1)  (rules/canonicalize.yaml:442:11)
   bool matchSlice5(ValueId v, gen::Next k) {
     if (seen(kSlice5)) return same(kSlice5, v) && k();
     if (!bind(kSlice5, v)) return false;
@@ -5599,19 +5599,19 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     });
   }
 
-  /// 0  (rules/canonicalize.yaml:440:43)
+  /// 0  (rules/canonicalize.yaml:442:43)
   bool matchConstant6(ValueId v, gen::Next k) {
     if (seen(kConstant6)) return same(kConstant6, v) && k();
     return bind(kConstant6, v) && constant(kConstant6, v) && k();
   }
 
-  /// 1  (rules/canonicalize.yaml:440:49)
+  /// 1  (rules/canonicalize.yaml:442:49)
   bool matchConstant7(ValueId v, gen::Next k) {
     if (seen(kConstant7)) return same(kConstant7, v) && k();
     return bind(kConstant7, v) && constant(kConstant7, v) && k();
   }
 
-  /// Slice(z, 0, e, 1)  (rules/canonicalize.yaml:440:34)
+  /// Slice(z, 0, e, 1)  (rules/canonicalize.yaml:442:34)
   bool matchSlice8(ValueId v, gen::Next k) {
     if (seen(kSlice8)) return same(kSlice8, v) && k();
     if (!bind(kSlice8, v)) return false;
@@ -5626,7 +5626,7 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     });
   }
 
-  /// t = Slice(z, 0, e, 1, 1) | Slice(z, 0, e, 1)  (rules/canonicalize.yaml:440:32)
+  /// t = Slice(z, 0, e, 1, 1) | Slice(z, 0, e, 1)  (rules/canonicalize.yaml:442:32)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -5638,7 +5638,7 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     return false;
   }
 
-  /// y = Expand(t, s)  (rules/canonicalize.yaml:441:11)
+  /// y = Expand(t, s)  (rules/canonicalize.yaml:443:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5649,24 +5649,24 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:445:5:
+  /// Variant 0, rules/canonicalize.yaml:447:5:
   ///   y = Expand(Gather(z, tensor(0), axis=1), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotZ, "rules/canonicalize.yaml:446:25", "z")) return false;
+    if (!requireBound(kSlotZ, "rules/canonicalize.yaml:448:25", "z")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intLiteral(0), 7, {});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", 1));
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:446:55", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:448:55", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:445:5",
-        "rules/canonicalize.yaml:446:11")) return false;
+        "rules/canonicalize.yaml:447:5",
+        "rules/canonicalize.yaml:448:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5700,7 +5700,7 @@ class BufferedTokenTypesRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:434:5",
+            "rules/canonicalize.yaml:436:5",
             {op::kGather, op::kExpand}}),
         root_output_(root_output) {}
 
@@ -5729,16 +5729,16 @@ void populateCanonicalize(RuleSet& rules) {
   rules.add(std::make_unique<DropoutInInferenceRule>("dropout_in_inference", op::kDropout, 0));
   rules.add(std::make_unique<AddZeroRule>("add_zero", op::kAdd, 0));
   rules.add(std::make_unique<SliceWholeRule>("slice_whole", op::kSlice, 0));
-  rules.add(std::make_unique<ScalarOfStaticDimsRule>("scalar_of_static_dims/Div", op::kDiv, 0));
-  rules.add(std::make_unique<ScalarOfStaticDimsRule>("scalar_of_static_dims/Mul", op::kMul, 0));
-  rules.add(std::make_unique<ScalarOfStaticDimsRule>("scalar_of_static_dims/Sqrt", op::kSqrt, 0));
-  rules.add(std::make_unique<ScalarOfStaticDimsRule>(
-      "scalar_of_static_dims/Reciprocal",
+  rules.add(std::make_unique<ScalarOfConstantsRule>("scalar_of_constants/Div", op::kDiv, 0));
+  rules.add(std::make_unique<ScalarOfConstantsRule>("scalar_of_constants/Mul", op::kMul, 0));
+  rules.add(std::make_unique<ScalarOfConstantsRule>("scalar_of_constants/Sqrt", op::kSqrt, 0));
+  rules.add(std::make_unique<ScalarOfConstantsRule>(
+      "scalar_of_constants/Reciprocal",
       op::kReciprocal,
       0));
-  rules.add(std::make_unique<ScalarOfStaticDimsRule>("scalar_of_static_dims/Cast", op::kCast, 0));
-  rules.add(std::make_unique<ScalarOfStaticDimsRule>(
-      "scalar_of_static_dims/CastLike",
+  rules.add(std::make_unique<ScalarOfConstantsRule>("scalar_of_constants/Cast", op::kCast, 0));
+  rules.add(std::make_unique<ScalarOfConstantsRule>(
+      "scalar_of_constants/CastLike",
       op::kCastLike,
       0));
   rules.add(std::make_unique<CastOfScalarConstantRule>("cast_of_scalar_constant", op::kCast, 0));

@@ -40,8 +40,12 @@ const Node* reshapeOf(const Graph& g, ValueId v) {
   return n;
 }
 
+std::vector<int64_t> slicedDims(const MatchContext& ctx, ValueId p, ValueId& v);
+
 /// The value whose dim `i` the one-element shape part `p` reads at run time: TorchScript's
-/// Unsqueeze(Gather(Shape(y), i), [0]) or dynamo's Shape(y, start=i, end=i+1); else kNoId.
+/// Unsqueeze(Gather(Shape(y), i), [0]), dynamo's Shape(y, start=i, end=i+1), a one-element
+/// Slice(Shape(y), [i], [i + 1]), or TensorFlow's tf.shape(y)[i] stacked into a shape
+/// (tf2onnx, keras2onnx): Unsqueeze(Squeeze(that Slice, [0]), [0]); else kNoId.
 ValueId dimSource(const MatchContext& ctx, ValueId p, int64_t i) {
   const Graph& g = ctx.graph;
   const NodeId id = g.value(p).producer();
@@ -51,14 +55,24 @@ ValueId dimSource(const MatchContext& ctx, ValueId p, int64_t i) {
     const onnx::AttributeProto* a = node.attribute(name);
     return a ? a->i() : absent;
   };
+  auto slicedDim = [&](ValueId part) {
+    ValueId y = kNoId;
+    return slicedDims(ctx, part, y) == std::vector<int64_t>{i} ? y : kNoId;
+  };
   if (n.opType() == "Shape")
     return attr(n, "start", 0) == i && n.attribute("end") && attr(n, "end", 0) == i + 1 ? n.input(0)
                                                                                         : kNoId;
+  if (n.opType() == "Slice") return slicedDim(p);
   if (n.opType() != "Unsqueeze") return kNoId;
+  const std::vector<int64_t> zero{0};
   const auto axes = intsParam(ctx.model, g, id, "axes");
+  if (const Node* squeeze = producerOp(g, n.input(0), "Squeeze"))
+    return axes == zero && intsParam(ctx.model, g, g.value(n.input(0)).producer(), "axes") == zero
+               ? slicedDim(squeeze->input(0))
+               : kNoId;
   const Node* gather = g.producerOf(n.input(0));
-  if (!axes || *axes != std::vector<int64_t>{0} || !gather || !gather->live() ||
-      gather->opType() != "Gather" || attr(*gather, "axis", 0) != 0)
+  if (!axes || *axes != zero || !gather || !gather->live() || gather->opType() != "Gather" ||
+      attr(*gather, "axis", 0) != 0)
     return kNoId;
   const onnx::TensorProto* index = constantTensor(g, gather->input(1));
   std::vector<int64_t> at;
@@ -94,9 +108,28 @@ struct ReshapeTarget {
 };
 
 /// The dims of `v` a shape part `p` = Slice(Shape(v), [a], [b]) reads (axis 0, step 1,
-/// v of known rank), in order; empty when `p` is not such a Slice.
+/// v of known rank), or Gather(Shape(v), [i, j, ...]), in order; empty when `p` is neither.
 std::vector<int64_t> slicedDims(const MatchContext& ctx, ValueId p, ValueId& v) {
   const Graph& g = ctx.graph;
+  // TensorFlow's tensordot reads the free dims as Gather(Shape(v), [0, 1]): the same read.
+  if (const Node* gather = producerOp(g, p, "Gather")) {
+    const Node* shape = producerOp(g, gather->input(0), "Shape");
+    const onnx::AttributeProto* axis = gather->attribute("axis");
+    const onnx::TensorProto* index = constantTensor(g, gather->input(1));
+    const auto dims = shape ? staticShape(g, shape->input(0)) : std::nullopt;
+    std::vector<int64_t> read;
+    if (!shape || shape->attribute("start") || shape->attribute("end") || (axis && axis->i()) ||
+        !index || index->dims_size() != 1 || !dims ||
+        !readConstantInts(ctx.model, g, gather->input(1), read, 8))
+      return {};
+    const int64_t rank = static_cast<int64_t>(dims->size());
+    for (int64_t& d : read) {
+      if (d < -rank || d >= rank) return {};
+      if (d < 0) d += rank;
+    }
+    v = shape->input(0);
+    return read;
+  }
   const Node* slice = producerOp(g, p, "Slice");
   const Node* shape = slice ? producerOp(g, slice->input(0), "Shape") : nullptr;
   if (!shape || shape->attribute("start") || shape->attribute("end")) return {};

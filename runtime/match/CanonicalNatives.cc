@@ -311,42 +311,26 @@ bool allZero(const MatchContext& ctx, ValueArgs args) {
   return z && *z == 0;
 }
 
-/// True when `v`'s value is computed from a static dim read out of a Shape, within the
-/// analysis' depth.
-bool readsStaticDim(const Graph& graph, ValueId v, int depth) {
-  if (v == kNoId || depth > kMaxDepth) return false;
-  const Node* n = graph.producerOf(v);
-  if (!n || !n->live() || !n->domain().empty()) return false;
-  if (n->opType() == "Shape") return true;
-  for (ValueId in : n->inputs())
-    if (readsStaticDim(graph, in, depth + 1)) return true;
-  return false;
-}
-
 /// The one element of floating-point value `v` of at most one element, when it is computed
 /// (not a constant itself) from constants and static dims alone.
-std::optional<double> dimDerivedScalar(const MatchContext& ctx, ValueId v) {
+std::optional<double> constantDerivedScalar(const MatchContext& ctx, ValueId v) {
   const onnx::TensorShapeProto* shape = valueShape(ctx.graph, v);
   const int32_t elem = valueElemType(ctx.graph, v);
   if (!shape || shape->dim_size() > 1 || constantTensor(ctx.graph, v)) return std::nullopt;
   if (shape->dim_size() == 1 && (!shape->dim(0).has_dim_value() || shape->dim(0).dim_value() != 1))
     return std::nullopt;
   if (elem != TensorProto::FLOAT && elem != TensorProto::DOUBLE) return std::nullopt;
-  // The analysis first: it stops at the first op it cannot follow, where the walk for a
-  // Shape would climb the whole graph above a scalar (a classifier's one output).
-  const std::optional<double> x = uniformValue(ctx, v, 0);
-  if (!x || !readsStaticDim(ctx.graph, v, 0)) return std::nullopt;
-  return x;
+  return uniformValue(ctx, v, 0);
 }
 
-/// computed_from_dims(y): see dimDerivedScalar; and y is the whole computation, not a part
-/// of a reader that is one too (that reader is folded instead, taking y with it).
-bool computedFromDims(const MatchContext& ctx, ValueArgs args) {
-  if (!dimDerivedScalar(ctx, args[0])) return false;
+/// computed_from_constants(y): see constantDerivedScalar; and y is the whole computation,
+/// not a part of a reader that is one too (that reader is folded instead, taking y with it).
+bool computedFromConstants(const MatchContext& ctx, ValueArgs args) {
+  if (!constantDerivedScalar(ctx, args[0])) return false;
   for (const Use& u : ctx.graph.value(args[0]).uses()) {
     if (u.input == kSubgraphUse) continue;
     const Node& reader = ctx.graph.node(u.node);
-    if (reader.outputs().size() == 1 && dimDerivedScalar(ctx, reader.output(0))) return false;
+    if (reader.outputs().size() == 1 && constantDerivedScalar(ctx, reader.output(0))) return false;
   }
   return true;
 }
@@ -366,9 +350,9 @@ onnx::TensorProto scalarLike(const MatchContext& ctx, ValueId v, double x) {
   return t;
 }
 
-/// dim_scalar(y): the constant computed_from_dims(y) proved, of y's type and shape.
-std::optional<onnx::TensorProto> dimScalar(const MatchContext& ctx, ValueArgs args) {
-  const std::optional<double> x = dimDerivedScalar(ctx, args[0]);
+/// constant_scalar(y): the constant computed_from_constants(y) proved, of y's type and shape.
+std::optional<onnx::TensorProto> constantScalar(const MatchContext& ctx, ValueArgs args) {
+  const std::optional<double> x = constantDerivedScalar(ctx, args[0]);
   if (!x) return std::nullopt;
   return scalarLike(ctx, args[0], *x);
 }
@@ -569,18 +553,18 @@ NativeFamily canonicalNatives() {
        "every element of the float or double m is 0 or at most -2^100 (finfo.min, -inf) by "
        "construction: constants, ConstantOfShape, Where of such values or Where(Cast(x, "
        "bool), such a value, x), their sums and element moves"},
-      {"computed_from_dims", 1, &computedFromDims,
-       "y, a float or double of one element and no constant itself, is computed from static "
-       "dims read out of a Shape and constants alone (Gather, casts, arithmetic, Sqrt, "
-       "Reciprocal; see never_true)"},
+      {"computed_from_constants", 1, &computedFromConstants,
+       "y, a float or double of one element and no constant itself, is computed from "
+       "constants and static dims read out of a Shape alone (Gather, casts, arithmetic, "
+       "Sqrt, Reciprocal; see never_true)"},
       {"cast_of_scalar", 1, &castOfScalar,
        "y = Cast(c) of a one-element constant c to float, double or float16, a value the "
        "rewrite computes as the Cast does (float16 from float or float16 only; integers up "
        "to 2^24)"},
   };
   f.tensor_helpers = {
-      {"dim_scalar", 1, &dimScalar,
-       "the constant of y's type and shape that computed_from_dims(y) proved y to hold"},
+      {"constant_scalar", 1, &constantScalar,
+       "the constant of y's type and shape that computed_from_constants(y) proved y to hold"},
       {"cast_scalar", 1, &castScalar,
        "the constant of y's type and shape that cast_of_scalar(y) proved y to hold"},
   };

@@ -799,11 +799,11 @@ TEST_F(CliTest, ARuleTestCountsTheRewritesOfARule) {
                        "      rewrites by identity: expected 2, got 1\n"
                        "1 case(s): 0 passed, 1 failed\n");
   // Rules split by root op count together; a name no rule has is a broken file.
-  writeFile(file, ruleTestFile("    applied: { scalar_of_static_dims: 0, no_such_rule: 1 }\n"));
+  writeFile(file, ruleTestFile("    applied: { scalar_of_constants: 0, no_such_rule: 1 }\n"));
   r = cli("test " + shellQuote(file));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("[  ERROR   ] " + file +
-                       ":11:42: applied: no rule named 'no_such_rule' in the rules tested"),
+                       ":11:40: applied: no rule named 'no_such_rule' in the rules tested"),
             std::string::npos)
       << r.out;
 }
