@@ -57,6 +57,7 @@ const OpId kReshape = OpId::get("", "Reshape");
 const OpId kSlice = OpId::get("", "Slice");
 const OpId kSoftmax = OpId::get("", "Softmax");
 const OpId kSqrt = OpId::get("", "Sqrt");
+const OpId kSub = OpId::get("", "Sub");
 const OpId kTranspose = OpId::get("", "Transpose");
 const OpId kUnsqueeze = OpId::get("", "Unsqueeze");
 const OpId kWhere = OpId::get("", "Where");
@@ -74,10 +75,10 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/canonicalize.yaml: identity 17:20, cast_to_same_type 24:16, dropout_in_inference 35:19,
-  /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 115:19, reshape_back 229:27,
-  /// transpose_through_3d 243:19, transpose_pair 255:32, gemm_of_flattened_rows 273:19,
-  /// heads_of_flat_rows 303:19, einsum_as_matmul 339:18, softmax_of_a_shift 352:23,
-  /// add_computed_zero 418:15)
+  /// add_zero 51:15, slice_whole 65:17, softmax_nan_guard 129:19, reshape_back 243:27,
+  /// transpose_through_3d 257:19, transpose_pair 269:32, gemm_of_flattened_rows 287:19,
+  /// heads_of_flat_rows 317:19, einsum_as_matmul 353:18, softmax_of_a_shift 366:23,
+  /// add_computed_zero 432:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -85,15 +86,15 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/canonicalize.yaml: dropout_in_inference 35:51, scalar_of_constants 85:30,
-  /// batched_heads_to_4d 156:24, batched_heads_masked_to_4d 181:24, masks_summed_first 213:40,
-  /// transpose_through_3d 244:49)
+  /// batched_heads_to_4d 170:24, batched_heads_masked_to_4d 195:24, masks_summed_first 227:40,
+  /// transpose_through_3d 258:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(Ids::kAny4)) return same(Ids::kAny4, v) && k();
     return bind(Ids::kAny4, v) && k();
   }
 
   /// zero
-  /// (rules/canonicalize.yaml: dropout_in_inference 35:72, nan_guard_after_heads 136:34)
+  /// (rules/canonicalize.yaml: dropout_in_inference 35:72, nan_guard_after_heads 150:34)
   bool matchZero(ValueId v, gen::Next k) {
     if (seen(Ids::kZero)) return same(Ids::kZero, v) && k();
     return bind(Ids::kZero, v) && k();
@@ -101,22 +102,22 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/canonicalize.yaml: dropout_in_inference 35:78, scalar_of_constants 85:56,
-  /// masks_summed_first 213:60)
+  /// masks_summed_first 227:60)
   bool matchAny8(ValueId v, gen::Next k) {
     if (seen(Ids::kAny8)) return same(Ids::kAny8, v) && k();
     return bind(Ids::kAny8, v) && k();
   }
 
   /// z
-  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 418:18, buffered_token_types
-  /// 442:17)
+  /// (rules/canonicalize.yaml: add_zero 51:18, add_computed_zero 432:18, buffered_token_types
+  /// 456:17)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(Ids::kZ)) return same(Ids::kZ, v) && k();
     return bind(Ids::kZ, v) && k();
   }
 
   /// y = Add(x, z)
-  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 418:11)
+  /// (rules/canonicalize.yaml: add_zero 51:11, add_computed_zero 432:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -131,76 +132,99 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_constants 85:15, masks_summed_first 213:18)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:15, masks_summed_first 227:18)
   bool matchAny0(ValueId v, gen::Next k) {
     if (seen(Ids::kAny0)) return same(Ids::kAny0, v) && k();
     return bind(Ids::kAny0, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_constants 85:18, batched_heads_to_4d 155:24,
-  /// batched_heads_masked_to_4d 180:24, masks_summed_first 213:21, reshape_back 229:30,
-  /// transpose_through_3d 243:22)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:18, batched_heads_to_4d 169:24,
+  /// batched_heads_masked_to_4d 194:24, masks_summed_first 227:21, reshape_back 243:30,
+  /// transpose_through_3d 257:22)
   bool matchAny1(ValueId v, gen::Next k) {
     if (seen(Ids::kAny1)) return same(Ids::kAny1, v) && k();
     return bind(Ids::kAny1, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_constants 85:27, masks_summed_first 213:37, reshape_back
-  /// 229:34)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:27, masks_summed_first 227:37, reshape_back
+  /// 243:34)
   bool matchAny3(ValueId v, gen::Next k) {
     if (seen(Ids::kAny3)) return same(Ids::kAny3, v) && k();
     return bind(Ids::kAny3, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_constants 85:40, masks_summed_first 213:44)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:40, masks_summed_first 227:44)
   bool matchAny6(ValueId v, gen::Next k) {
     if (seen(Ids::kAny6)) return same(Ids::kAny6, v) && k();
     return bind(Ids::kAny6, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: scalar_of_constants 85:83, batched_heads_to_4d 159:34)
+  /// (rules/canonicalize.yaml: scalar_of_constants 85:83, batched_heads_to_4d 173:34)
   bool matchAny13(ValueId v, gen::Next k) {
     if (seen(Ids::kAny13)) return same(Ids::kAny13, v) && k();
     return bind(Ids::kAny13, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: cast_of_scalar_constant 100:16, nan_guard_after_heads 135:19,
-  /// gemm_of_flattened_rows 273:22, flat_rows_of_heads 323:26, reshape_to_own_shape 365:22,
-  /// where_never_true 396:20, where_always_true 407:23)
+  /// (rules/canonicalize.yaml: cast_of_scalar_constant 100:16, nan_guard_after_heads 149:19,
+  /// gemm_of_flattened_rows 287:22, flat_rows_of_heads 337:26, reshape_to_own_shape 379:22,
+  /// where_never_true 410:20, where_always_true 421:23)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
+  /// a
+  /// (rules/canonicalize.yaml: sub_of_scaled 114:15, where_always_true 421:20)
+  bool matchA(ValueId v, gen::Next k) {
+    if (seen(Ids::kA)) return same(Ids::kA, v) && k();
+    return bind(Ids::kA, v) && k();
+  }
+
+  /// b
+  /// (rules/canonicalize.yaml: sub_of_scaled 114:22, heads_of_flat_rows 318:19, where_never_true
+  /// 410:23)
+  bool matchB(ValueId v, gen::Next k) {
+    if (seen(Ids::kB)) return same(Ids::kB, v) && k();
+    return bind(Ids::kB, v) && k();
+  }
+
+  /// c
+  /// (rules/canonicalize.yaml: sub_of_scaled 114:25, gemm_of_flattened_rows 288:23,
+  /// softmax_of_a_shift 366:26, where_never_true 410:17, where_always_true 421:17)
+  bool matchC(ValueId v, gen::Next k) {
+    if (seen(Ids::kC)) return same(Ids::kC, v) && k();
+    return bind(Ids::kC, v) && k();
+  }
+
   /// vh
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 136:44, flat_rows_of_heads 323:30)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 150:44, flat_rows_of_heads 337:30)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(Ids::kVh)) return same(Ids::kVh, v) && k();
     return bind(Ids::kVh, v) && k();
   }
 
   /// s
-  /// (rules/canonicalize.yaml: nan_guard_after_heads 137:52, gemm_of_flattened_rows 277:22,
-  /// heads_of_flat_rows 305:24, flat_rows_of_heads 324:52, buffered_token_types 443:21)
+  /// (rules/canonicalize.yaml: nan_guard_after_heads 151:52, gemm_of_flattened_rows 291:22,
+  /// heads_of_flat_rows 319:24, flat_rows_of_heads 338:52, buffered_token_types 457:21)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     return bind(Ids::kS, v) && k();
   }
 
   /// q4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 155:20, batched_heads_masked_to_4d 180:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 169:20, batched_heads_masked_to_4d 194:20)
   bool matchQ4(ValueId v, gen::Next k) {
     if (seen(Ids::kQ4)) return same(Ids::kQ4, v) && k();
     return bind(Ids::kQ4, v) && k();
   }
 
   /// q3 = Reshape(q4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 155:12, batched_heads_masked_to_4d 180:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 169:12, batched_heads_masked_to_4d 194:12)
   bool matchQ3(ValueId v, gen::Next k) {
     if (seen(Ids::kQ3)) return same(Ids::kQ3, v) && k();
     if (!bind(Ids::kQ3, v)) return false;
@@ -210,14 +234,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// k4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 156:20, batched_heads_masked_to_4d 181:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 170:20, batched_heads_masked_to_4d 195:20)
   bool matchK4(ValueId v, gen::Next k) {
     if (seen(Ids::kK4)) return same(Ids::kK4, v) && k();
     return bind(Ids::kK4, v) && k();
   }
 
   /// k3 = Reshape(k4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 156:12, batched_heads_masked_to_4d 181:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 170:12, batched_heads_masked_to_4d 195:12)
   bool matchK3(ValueId v, gen::Next k) {
     if (seen(Ids::kK3)) return same(Ids::kK3, v) && k();
     if (!bind(Ids::kK3, v)) return false;
@@ -227,21 +251,21 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// v4
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 157:20, batched_heads_masked_to_4d 182:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 171:20, batched_heads_masked_to_4d 196:20)
   bool matchV4(ValueId v, gen::Next k) {
     if (seen(Ids::kV4)) return same(Ids::kV4, v) && k();
     return bind(Ids::kV4, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 157:24, batched_heads_masked_to_4d 182:24)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 171:24, batched_heads_masked_to_4d 196:24)
   bool matchAny7(ValueId v, gen::Next k) {
     if (seen(Ids::kAny7)) return same(Ids::kAny7, v) && k();
     return bind(Ids::kAny7, v) && k();
   }
 
   /// v3 = Reshape(v4, _)
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 157:12, batched_heads_masked_to_4d 182:12)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 171:12, batched_heads_masked_to_4d 196:12)
   bool matchV3(ValueId v, gen::Next k) {
     if (seen(Ids::kV3)) return same(Ids::kV3, v) && k();
     if (!bind(Ids::kV3, v)) return false;
@@ -251,7 +275,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Transpose(k3, perm=[0, 2, 1])
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 158:30, batched_heads_masked_to_4d 183:31)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 172:30, batched_heads_masked_to_4d 197:31)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(Ids::kTranspose)) return same(Ids::kTranspose, v) && k();
     if (!bind(Ids::kTranspose, v)) return false;
@@ -261,7 +285,7 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-  /// (rules/canonicalize.yaml: batched_heads_to_4d 158:19, batched_heads_masked_to_4d 183:20)
+  /// (rules/canonicalize.yaml: batched_heads_to_4d 172:19, batched_heads_masked_to_4d 197:20)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMatMul10)) return same(Ids::kMatMul10, v) && k();
     if (!bind(Ids::kMatMul10, v)) return false;
@@ -271,40 +295,25 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 183:63, masks_summed_first 213:67)
+  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 197:63, masks_summed_first 227:67)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(Ids::kAny11)) return same(Ids::kAny11, v) && k();
     return bind(Ids::kAny11, v) && k();
   }
 
   /// m2
-  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 184:46, masks_summed_first 214:35)
+  /// (rules/canonicalize.yaml: batched_heads_masked_to_4d 198:46, masks_summed_first 228:35)
   bool matchM2(ValueId v, gen::Next k) {
     if (seen(Ids::kM2)) return same(Ids::kM2, v) && k();
     return bind(Ids::kM2, v) && k();
   }
 
   /// w
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 274:20, heads_of_flat_rows 303:22,
-  /// einsum_as_matmul 339:21)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 288:20, heads_of_flat_rows 317:22,
+  /// einsum_as_matmul 353:21)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
     return bind(Ids::kW, v) && k();
-  }
-
-  /// c
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 274:23, softmax_of_a_shift 352:26,
-  /// where_never_true 396:17, where_always_true 407:17)
-  bool matchC(ValueId v, gen::Next k) {
-    if (seen(Ids::kC)) return same(Ids::kC, v) && k();
-    return bind(Ids::kC, v) && k();
-  }
-
-  /// b
-  /// (rules/canonicalize.yaml: heads_of_flat_rows 304:19, where_never_true 396:23)
-  bool matchB(ValueId v, gen::Next k) {
-    if (seen(Ids::kB)) return same(Ids::kB, v) && k();
-    return bind(Ids::kB, v) && k();
   }
 };
 
@@ -1448,7 +1457,189 @@ class CastOfScalarConstantRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:112
+// Generated from: rules/canonicalize.yaml:110
+// sub_of_scaled (priority 100): Sub(a, Mul(b, c)) of a one-element float constant c is Add(a, Mul(b, -c)).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule sub_of_scaled for the shared checks and messages.
+const gen::RuleSpec& specSubOfScaled() {
+  static const gen::RuleSpec spec = {
+    "sub_of_scaled",
+    "rules/canonicalize.yaml:110:5",
+    4,  // root expr
+    // slots
+    {"a", "b", "c", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: a
+      {"a", "rules/canonicalize.yaml:114:15", 0},
+      // 1: b
+      {"b", "rules/canonicalize.yaml:114:22", 1},
+      // 2: c
+      {"c", "rules/canonicalize.yaml:114:25", 2},
+      // 3: Mul(b, c)
+      {"Mul", "rules/canonicalize.yaml:114:18", gen::kNoSlot, 2},
+      // 4: Sub(a, Mul(b, c))
+      {"Sub", "rules/canonicalize.yaml:114:11", 3, 2},
+    },
+    // constraints
+    {{Check::kScalar, "rules/canonicalize.yaml:116:12", "c", 2},
+     {Check::kElemType, "rules/canonicalize.yaml:116:26", "c", 2, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float", "double", "float16"}, {1, 11, 10}}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule sub_of_scaled (indices into its RuleSpec's exprs).
+struct SubOfScaledIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kB = 1,
+    kC = 2,
+    kMul = 3,
+    kY = 4,
+  };
+};
+
+/// The search of rule sub_of_scaled: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class SubOfScaledMatch : public CanonicalizeSharedMatch<SubOfScaledIds> {
+ public:
+  SubOfScaledMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<SubOfScaledIds>(specSubOfScaled(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotA = 0,
+    kSlotB = 1,
+    kSlotC = 2,
+    kSlotY = 3,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchA, matchB, matchC.
+
+  /// Mul(b, c)  (rules/canonicalize.yaml:114:18)
+  bool matchMul(ValueId v, gen::Next k) {
+    if (seen(kMul)) return same(kMul, v) && k();
+    if (!bind(kMul, v)) return false;
+    const NodeId n = node(kMul, v, op::kMul);
+    if (n == kNoId || !attrs(kMul, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchB(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchB(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// y = Sub(a, Mul(b, c))  (rules/canonicalize.yaml:114:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kSub);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchA(input(n, 0), [&] { return matchMul(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:117:5:
+  ///   y = Add(a, Mul(b, tensor(helper, negated)))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:118:15", "a")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:118:22", "b")) return false;
+    std::optional<onnx::TensorProto> t2 = helperTensor(
+        gen::tensorHelper("negated"),
+        {kSlotC},
+        {"c"},
+        "rules/canonicalize.yaml:118:25");
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::vector<onnx::AttributeProto> attrs4;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:117:5",
+        "rules/canonicalize.yaml:118:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    const ValueId v1 = slot(kSlotB);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec3;
+    spec3.op = op::kMul;
+    spec3.inputs = {v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    NodeSpec spec4;
+    spec4.op = op::kAdd;
+    spec4.inputs = {v0, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
+  }
+};
+
+/// sub_of_scaled as a RewritePattern.
+class SubOfScaledRule : public RewritePattern {
+ public:
+  SubOfScaledRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            100,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:110:5",
+            {op::kMul, op::kAdd}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    SubOfScaledMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:126
 // softmax_nan_guard (priority 1000): Where(IsNaN(p), 0, p) of p = Softmax(x) is p when x holds no infinity or NaN by construction.
 //===----------------------------------------------------------------------===//
 
@@ -1456,7 +1647,7 @@ class CastOfScalarConstantRule : public RewritePattern {
 const gen::RuleSpec& specSoftmaxNanGuard() {
   static const gen::RuleSpec spec = {
     "softmax_nan_guard",
-    "rules/canonicalize.yaml:112:5",
+    "rules/canonicalize.yaml:126:5",
     4,  // root expr
     // slots
     {"x", "p", "y"},
@@ -1465,19 +1656,19 @@ const gen::RuleSpec& specSoftmaxNanGuard() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:115:19", 0},
+      {"x", "rules/canonicalize.yaml:129:19", 0},
       // 1: Softmax(x)
-      {"Softmax", "rules/canonicalize.yaml:115:11", 1, 1},
+      {"Softmax", "rules/canonicalize.yaml:129:11", 1, 1},
       // 2: IsNaN(p)
-      {"IsNaN", "rules/canonicalize.yaml:116:17", gen::kNoSlot, 1},
+      {"IsNaN", "rules/canonicalize.yaml:130:17", gen::kNoSlot, 1},
       // 3: 0.0
-      {"constant 0.0", "rules/canonicalize.yaml:116:27", gen::kNoSlot, 0, {},
+      {"constant 0.0", "rules/canonicalize.yaml:130:27", gen::kNoSlot, 0, {},
        gen::floatLiteral(0.0)},
       // 4: Where(IsNaN(p), 0.0, p)
-      {"Where", "rules/canonicalize.yaml:116:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:130:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:118:12", "x", gen::kNoSlot, {"x"}, {0},
+    {{Check::kNative, "rules/canonicalize.yaml:132:12", "x", gen::kNoSlot, {"x"}, {0},
       "finite_scores", gen::nativePredicate("finite_scores")}},
     // rewrite variants
     {{}},
@@ -1528,7 +1719,7 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// p = Softmax(x)  (rules/canonicalize.yaml:115:11)
+  /// p = Softmax(x)  (rules/canonicalize.yaml:129:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1537,7 +1728,7 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
     return matchX(input(n, 0), k);
   }
 
-  /// IsNaN(p)  (rules/canonicalize.yaml:116:17)
+  /// IsNaN(p)  (rules/canonicalize.yaml:130:17)
   bool matchIsNaN(ValueId v, gen::Next k) {
     if (seen(kIsNaN)) return same(kIsNaN, v) && k();
     if (!bind(kIsNaN, v)) return false;
@@ -1546,13 +1737,13 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
     return matchP(input(n, 0), k);
   }
 
-  /// 0.0  (rules/canonicalize.yaml:116:27)
+  /// 0.0  (rules/canonicalize.yaml:130:27)
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(kConstant)) return same(kConstant, v) && k();
     return bind(kConstant, v) && constant(kConstant, v) && k();
   }
 
-  /// y = Where(IsNaN(p), 0.0, p)  (rules/canonicalize.yaml:116:11)
+  /// y = Where(IsNaN(p), 0.0, p)  (rules/canonicalize.yaml:130:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1567,25 +1758,25 @@ class SoftmaxNanGuardMatch : public CanonicalizeSharedMatch<SoftmaxNanGuardIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:120:5:
+  /// Variant 0, rules/canonicalize.yaml:134:5:
   ///   p = p
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:119:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:133:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotP,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:120:5",
-        "rules/canonicalize.yaml:119:11")) return false;
+        "rules/canonicalize.yaml:134:5",
+        "rules/canonicalize.yaml:133:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:120:5",
-        "rules/canonicalize.yaml:119:11")) return false;
+        "rules/canonicalize.yaml:134:5",
+        "rules/canonicalize.yaml:133:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1603,7 +1794,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:112:5",
+            "rules/canonicalize.yaml:126:5",
             {}}),
         root_output_(root_output) {}
 
@@ -1625,7 +1816,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:129
+// Generated from: rules/canonicalize.yaml:143
 // nan_guard_after_heads (priority 998): MatMul(Where(IsNaN(p), 0, p), v) of attention weights p, merged into [B, S, N*H], with the guard moved after the merge: Where(IsNaN(y), 0, y).
 //===----------------------------------------------------------------------===//
 
@@ -1633,7 +1824,7 @@ class SoftmaxNanGuardRule : public RewritePattern {
 const gen::RuleSpec& specNanGuardAfterHeads() {
   static const gen::RuleSpec spec = {
     "nan_guard_after_heads",
-    "rules/canonicalize.yaml:129:5",
+    "rules/canonicalize.yaml:143:5",
     9,  // root expr
     // slots
     {"p", "zero", "vh", "o", "s", "y"},
@@ -1642,33 +1833,33 @@ const gen::RuleSpec& specNanGuardAfterHeads() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:135:19"},
+      {"_", "rules/canonicalize.yaml:149:19"},
       // 1: Softmax(_, axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:135:11", 0, 1,
-       {{"axis", "rules/canonicalize.yaml:135:22", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:149:11", 0, 1,
+       {{"axis", "rules/canonicalize.yaml:149:22", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 2: IsNaN(p)
-      {"IsNaN", "rules/canonicalize.yaml:136:24", gen::kNoSlot, 1},
+      {"IsNaN", "rules/canonicalize.yaml:150:24", gen::kNoSlot, 1},
       // 3: zero
-      {"zero", "rules/canonicalize.yaml:136:34", 1},
+      {"zero", "rules/canonicalize.yaml:150:34", 1},
       // 4: Where(IsNaN(p), zero, p)
-      {"Where", "rules/canonicalize.yaml:136:18", gen::kNoSlot, 3},
+      {"Where", "rules/canonicalize.yaml:150:18", gen::kNoSlot, 3},
       // 5: vh
-      {"vh", "rules/canonicalize.yaml:136:44", 2},
+      {"vh", "rules/canonicalize.yaml:150:44", 2},
       // 6: MatMul(Where(IsNaN(p), zero, p), vh)
-      {"MatMul", "rules/canonicalize.yaml:136:11", 3, 2},
+      {"MatMul", "rules/canonicalize.yaml:150:11", 3, 2},
       // 7: Transpose(o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:137:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:137:32", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:151:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:151:32", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 8: s
-      {"s", "rules/canonicalize.yaml:137:52", 4},
+      {"s", "rules/canonicalize.yaml:151:52", 4},
       // 9: Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)
-      {"Reshape", "rules/canonicalize.yaml:137:11", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:151:11", 5, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/canonicalize.yaml:139:15", "zero", 1, {}, {}, "", nullptr,
+    {{Check::kScalar, "rules/canonicalize.yaml:153:15", "zero", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, true, true}},
     // rewrite variants
     {{}},
@@ -1727,7 +1918,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny, matchZero, matchVh, matchS.
 
-  /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:135:11)
+  /// p = Softmax(_, axis=-1)  (rules/canonicalize.yaml:149:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -1736,7 +1927,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchAny(input(n, 0), k);
   }
 
-  /// IsNaN(p)  (rules/canonicalize.yaml:136:24)
+  /// IsNaN(p)  (rules/canonicalize.yaml:150:24)
   bool matchIsNaN(ValueId v, gen::Next k) {
     if (seen(kIsNaN)) return same(kIsNaN, v) && k();
     if (!bind(kIsNaN, v)) return false;
@@ -1745,7 +1936,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchP(input(n, 0), k);
   }
 
-  /// Where(IsNaN(p), zero, p)  (rules/canonicalize.yaml:136:18)
+  /// Where(IsNaN(p), zero, p)  (rules/canonicalize.yaml:150:18)
   bool matchWhere(ValueId v, gen::Next k) {
     if (seen(kWhere)) return same(kWhere, v) && k();
     if (!bind(kWhere, v)) return false;
@@ -1758,7 +1949,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     });
   }
 
-  /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:136:11)
+  /// o = MatMul(Where(IsNaN(p), zero, p), vh)  (rules/canonicalize.yaml:150:11)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -1767,7 +1958,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchWhere(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:137:19)
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:151:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -1776,7 +1967,7 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:137:11)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:151:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1787,34 +1978,34 @@ class NanGuardAfterHeadsMatch : public CanonicalizeSharedMatch<NanGuardAfterHead
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:141:5:
+  /// Variant 0, rules/canonicalize.yaml:155:5:
   ///   p = p
   ///   y = Where(IsNaN(Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s)), zero, Reshape(Transpose(MatMul(p, vh), perm=[0, 2, 1, 3]), s))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:140:11", "p")) return false;
-    if (!requireBound(kSlotVh, "rules/canonicalize.yaml:142:39", "vh")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:154:11", "p")) return false;
+    if (!requireBound(kSlotVh, "rules/canonicalize.yaml:156:39", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intsAttribute("perm", {0, 2, 1, 3}));
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:142:64", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:156:64", "s")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotZero, "rules/canonicalize.yaml:143:27", "zero")) return false;
+    if (!requireBound(kSlotZero, "rules/canonicalize.yaml:157:27", "zero")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotP,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:141:5",
-        "rules/canonicalize.yaml:140:11")) return false;
+        "rules/canonicalize.yaml:155:5",
+        "rules/canonicalize.yaml:154:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:141:5",
-        "rules/canonicalize.yaml:143:11")) return false;
+        "rules/canonicalize.yaml:155:5",
+        "rules/canonicalize.yaml:157:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1870,7 +2061,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
             root,
             998,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:129:5",
+            "rules/canonicalize.yaml:143:5",
             {op::kMatMul, op::kTranspose, op::kReshape, op::kIsNaN, op::kWhere}}),
         root_output_(root_output) {}
 
@@ -1892,7 +2083,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:149
+// Generated from: rules/canonicalize.yaml:163
 // batched_heads_to_4d (priority 997): Reshape(MatMul(Softmax(MatMul(Reshape(q4), Transpose(Reshape(k4), [0, 2, 1]))), Reshape(v4)), [B, N, S, H]) on heads merged into the batch is the attention on q4, k4, v4.
 //===----------------------------------------------------------------------===//
 
@@ -1900,7 +2091,7 @@ class NanGuardAfterHeadsRule : public RewritePattern {
 const gen::RuleSpec& specBatchedHeadsTo4d() {
   static const gen::RuleSpec spec = {
     "batched_heads_to_4d",
-    "rules/canonicalize.yaml:149:5",
+    "rules/canonicalize.yaml:163:5",
     14,  // root expr
     // slots
     {"q4", "q3", "k4", "k3", "v4", "v3", "p", "y"},
@@ -1909,42 +2100,42 @@ const gen::RuleSpec& specBatchedHeadsTo4d() {
     // exprs
     {
       // 0: q4
-      {"q4", "rules/canonicalize.yaml:155:20", 0},
+      {"q4", "rules/canonicalize.yaml:169:20", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:155:24"},
+      {"_", "rules/canonicalize.yaml:169:24"},
       // 2: Reshape(q4, _)
-      {"Reshape", "rules/canonicalize.yaml:155:12", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:169:12", 1, 2},
       // 3: k4
-      {"k4", "rules/canonicalize.yaml:156:20", 2},
+      {"k4", "rules/canonicalize.yaml:170:20", 2},
       // 4: _
-      {"_", "rules/canonicalize.yaml:156:24"},
+      {"_", "rules/canonicalize.yaml:170:24"},
       // 5: Reshape(k4, _)
-      {"Reshape", "rules/canonicalize.yaml:156:12", 3, 2},
+      {"Reshape", "rules/canonicalize.yaml:170:12", 3, 2},
       // 6: v4
-      {"v4", "rules/canonicalize.yaml:157:20", 4},
+      {"v4", "rules/canonicalize.yaml:171:20", 4},
       // 7: _
-      {"_", "rules/canonicalize.yaml:157:24"},
+      {"_", "rules/canonicalize.yaml:171:24"},
       // 8: Reshape(v4, _)
-      {"Reshape", "rules/canonicalize.yaml:157:12", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:171:12", 5, 2},
       // 9: Transpose(k3, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:158:30", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:158:44", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:172:30", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:172:44", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 10: MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-      {"MatMul", "rules/canonicalize.yaml:158:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:172:19", gen::kNoSlot, 2},
       // 11: Softmax(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:158:11", 6, 1,
-       {{"axis", "rules/canonicalize.yaml:158:62", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:172:11", 6, 1,
+       {{"axis", "rules/canonicalize.yaml:172:62", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 12: MatMul(p, v3)
-      {"MatMul", "rules/canonicalize.yaml:159:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:173:19", gen::kNoSlot, 2},
       // 13: _
-      {"_", "rules/canonicalize.yaml:159:34"},
+      {"_", "rules/canonicalize.yaml:173:34"},
       // 14: Reshape(MatMul(p, v3), _)
-      {"Reshape", "rules/canonicalize.yaml:159:11", 7, 2},
+      {"Reshape", "rules/canonicalize.yaml:173:11", 7, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:161:12", "y", gen::kNoSlot,
+    {{Check::kNative, "rules/canonicalize.yaml:175:12", "y", gen::kNoSlot,
       {"y", "q3", "q4", "k3", "k4", "v3", "v4"}, {7, 1, 0, 3, 2, 5, 4}, "unbatches_heads",
       gen::nativePredicate("unbatches_heads")}},
     // rewrite variants
@@ -2013,7 +2204,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
   // matchTranspose, matchMatMul10, matchAny13.
 
   /// p = Softmax(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), axis=-1) 
-  /// (rules/canonicalize.yaml:158:11)
+  /// (rules/canonicalize.yaml:172:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -2022,7 +2213,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
     return matchMatMul10(input(n, 0), k);
   }
 
-  /// MatMul(p, v3)  (rules/canonicalize.yaml:159:19)
+  /// MatMul(p, v3)  (rules/canonicalize.yaml:173:19)
   bool matchMatMul12(ValueId v, gen::Next k) {
     if (seen(kMatMul12)) return same(kMatMul12, v) && k();
     if (!bind(kMatMul12, v)) return false;
@@ -2031,7 +2222,7 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
     return matchP(input(n, 0), [&] { return matchV3(input(n, 1), k); });
   }
 
-  /// y = Reshape(MatMul(p, v3), _)  (rules/canonicalize.yaml:159:11)
+  /// y = Reshape(MatMul(p, v3), _)  (rules/canonicalize.yaml:173:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2042,26 +2233,26 @@ class BatchedHeadsTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsTo4dIds
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:162:5:
+  /// Variant 0, rules/canonicalize.yaml:176:5:
   ///   y = MatMul(Softmax(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), axis=-1), v4)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:163:33", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:163:47", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:177:33", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:177:47", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
     std::vector<onnx::AttributeProto> attrs4;
     attrs4.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:163:82", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:177:82", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:162:5",
-        "rules/canonicalize.yaml:163:11")) return false;
+        "rules/canonicalize.yaml:176:5",
+        "rules/canonicalize.yaml:177:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2109,7 +2300,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
             root,
             997,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:149:5",
+            "rules/canonicalize.yaml:163:5",
             {op::kTranspose, op::kMatMul, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -2131,7 +2322,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:174
+// Generated from: rules/canonicalize.yaml:188
 // batched_heads_masked_to_4d (priority 997): batched_heads_to_4d with the scores viewed [B, N, S, L], one or two masks added, and viewed back: the 4-D attention with the masks added to its scores.
 //===----------------------------------------------------------------------===//
 
@@ -2139,7 +2330,7 @@ class BatchedHeadsTo4dRule : public RewritePattern {
 const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
   static const gen::RuleSpec spec = {
     "batched_heads_masked_to_4d",
-    "rules/canonicalize.yaml:174:5",
+    "rules/canonicalize.yaml:188:5",
     24,  // root expr
     // slots
     {"q4", "q3", "k4", "k3", "v4", "v3", "s4", "m", "m2", "a", "t", "y"},
@@ -2148,67 +2339,67 @@ const gen::RuleSpec& specBatchedHeadsMaskedTo4d() {
     // exprs
     {
       // 0: q4
-      {"q4", "rules/canonicalize.yaml:180:20", 0},
+      {"q4", "rules/canonicalize.yaml:194:20", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:180:24"},
+      {"_", "rules/canonicalize.yaml:194:24"},
       // 2: Reshape(q4, _)
-      {"Reshape", "rules/canonicalize.yaml:180:12", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:194:12", 1, 2},
       // 3: k4
-      {"k4", "rules/canonicalize.yaml:181:20", 2},
+      {"k4", "rules/canonicalize.yaml:195:20", 2},
       // 4: _
-      {"_", "rules/canonicalize.yaml:181:24"},
+      {"_", "rules/canonicalize.yaml:195:24"},
       // 5: Reshape(k4, _)
-      {"Reshape", "rules/canonicalize.yaml:181:12", 3, 2},
+      {"Reshape", "rules/canonicalize.yaml:195:12", 3, 2},
       // 6: v4
-      {"v4", "rules/canonicalize.yaml:182:20", 4},
+      {"v4", "rules/canonicalize.yaml:196:20", 4},
       // 7: _
-      {"_", "rules/canonicalize.yaml:182:24"},
+      {"_", "rules/canonicalize.yaml:196:24"},
       // 8: Reshape(v4, _)
-      {"Reshape", "rules/canonicalize.yaml:182:12", 5, 2},
+      {"Reshape", "rules/canonicalize.yaml:196:12", 5, 2},
       // 9: Transpose(k3, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:183:31", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:183:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:197:31", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:197:45", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 10: MatMul(q3, Transpose(k3, perm=[0, 2, 1]))
-      {"MatMul", "rules/canonicalize.yaml:183:20", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:197:20", gen::kNoSlot, 2},
       // 11: _
-      {"_", "rules/canonicalize.yaml:183:63"},
+      {"_", "rules/canonicalize.yaml:197:63"},
       // 12: Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)
-      {"Reshape", "rules/canonicalize.yaml:183:12", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:197:12", 6, 2},
       // 13: m
-      {"m", "rules/canonicalize.yaml:184:20", 7},
+      {"m", "rules/canonicalize.yaml:198:20", 7},
       // 14: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:184:12", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:198:12", gen::kNoSlot, 2},
       // 15: Add(s4, m)
-      {"Add", "rules/canonicalize.yaml:184:34", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:198:34", gen::kNoSlot, 2},
       // 16: m2
-      {"m2", "rules/canonicalize.yaml:184:46", 8},
+      {"m2", "rules/canonicalize.yaml:198:46", 8},
       // 17: Add(Add(s4, m), m2)
-      {"Add", "rules/canonicalize.yaml:184:30", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:198:30", gen::kNoSlot, 2},
       // 18: Add(s4, m) | Add(Add(s4, m), m2)
-      {"a", "rules/canonicalize.yaml:184:28", 9},
+      {"a", "rules/canonicalize.yaml:198:28", 9},
       // 19: _
-      {"_", "rules/canonicalize.yaml:185:22"},
+      {"_", "rules/canonicalize.yaml:199:22"},
       // 20: Reshape(a, _)
-      {"Reshape", "rules/canonicalize.yaml:185:11", 10, 2},
+      {"Reshape", "rules/canonicalize.yaml:199:11", 10, 2},
       // 21: Softmax(t, axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:186:26", gen::kNoSlot, 1,
-       {{"axis", "rules/canonicalize.yaml:186:37", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:200:26", gen::kNoSlot, 1,
+       {{"axis", "rules/canonicalize.yaml:200:37", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 22: MatMul(Softmax(t, axis=-1), v3)
-      {"MatMul", "rules/canonicalize.yaml:186:19", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:200:19", gen::kNoSlot, 2},
       // 23: _
-      {"_", "rules/canonicalize.yaml:186:60"},
+      {"_", "rules/canonicalize.yaml:200:60"},
       // 24: Reshape(MatMul(Softmax(t, axis=-1), v3), _)
-      {"Reshape", "rules/canonicalize.yaml:186:11", 11, 2},
+      {"Reshape", "rules/canonicalize.yaml:200:11", 11, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:188:12", "y", gen::kNoSlot,
+    {{Check::kNative, "rules/canonicalize.yaml:202:12", "y", gen::kNoSlot,
       {"y", "q3", "q4", "k3", "k4", "v3", "v4"}, {11, 1, 0, 3, 2, 5, 4}, "unbatches_heads",
       gen::nativePredicate("unbatches_heads")},
-     {Check::kNative, "rules/canonicalize.yaml:189:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
+     {Check::kNative, "rules/canonicalize.yaml:203:13", "s4", gen::kNoSlot, {"s4", "q4", "k4"},
       {6, 0, 2}, "splits_batched_scores", gen::nativePredicate("splits_batched_scores")},
-     {Check::kNative, "rules/canonicalize.yaml:190:12", "t", gen::kNoSlot, {"t", "s4"}, {10, 6},
+     {Check::kNative, "rules/canonicalize.yaml:204:12", "t", gen::kNoSlot, {"t", "s4"}, {10, 6},
       "merges_batched_scores", gen::nativePredicate("merges_batched_scores")}},
     // rewrite variants
     {{true, "", -1, -1, {{{18, 0}}}}, {}},
@@ -2295,7 +2486,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
   // matchQ4, matchAny1, matchQ3, matchK4, matchAny4, matchK3, matchV4, matchAny7, matchV3,
   // matchTranspose, matchMatMul10, matchAny11, matchM2.
 
-  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:183:12)
+  /// s4 = Reshape(MatMul(q3, Transpose(k3, perm=[0, 2, 1])), _)  (rules/canonicalize.yaml:197:12)
   bool matchS4(ValueId v, gen::Next k) {
     if (seen(kS4)) return same(kS4, v) && k();
     if (!bind(kS4, v)) return false;
@@ -2304,13 +2495,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchMatMul10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
-  /// m  (rules/canonicalize.yaml:184:20)
+  /// m  (rules/canonicalize.yaml:198:20)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     return bind(kM, v) && k();
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:184:12)
+  /// Add(s4, m)  (rules/canonicalize.yaml:198:12)
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(kAdd14)) return same(kAdd14, v) && k();
     if (!bind(kAdd14, v)) return false;
@@ -2324,7 +2515,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// Add(s4, m)  (rules/canonicalize.yaml:184:34)
+  /// Add(s4, m)  (rules/canonicalize.yaml:198:34)
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(kAdd15)) return same(kAdd15, v) && k();
     if (!bind(kAdd15, v)) return false;
@@ -2338,7 +2529,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchS4(in1, [&] { return matchM(in0, k); });
   }
 
-  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:184:30)
+  /// Add(Add(s4, m), m2)  (rules/canonicalize.yaml:198:30)
   bool matchAdd17(ValueId v, gen::Next k) {
     if (seen(kAdd17)) return same(kAdd17, v) && k();
     if (!bind(kAdd17, v)) return false;
@@ -2352,7 +2543,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchAdd15(in1, [&] { return matchM2(in0, k); });
   }
 
-  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:184:28)
+  /// a = Add(s4, m) | Add(Add(s4, m), m2)  (rules/canonicalize.yaml:198:28)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(kA)) return same(kA, v) && k();
     if (!bind(kA, v)) return false;
@@ -2364,13 +2555,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return false;
   }
 
-  /// _  (rules/canonicalize.yaml:185:22)
+  /// _  (rules/canonicalize.yaml:199:22)
   bool matchAny19(ValueId v, gen::Next k) {
     if (seen(kAny19)) return same(kAny19, v) && k();
     return bind(kAny19, v) && k();
   }
 
-  /// t = Reshape(a, _)  (rules/canonicalize.yaml:185:11)
+  /// t = Reshape(a, _)  (rules/canonicalize.yaml:199:11)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -2379,7 +2570,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchA(input(n, 0), [&] { return matchAny19(input(n, 1), k); });
   }
 
-  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:186:26)
+  /// Softmax(t, axis=-1)  (rules/canonicalize.yaml:200:26)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -2388,7 +2579,7 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchT(input(n, 0), k);
   }
 
-  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:186:19)
+  /// MatMul(Softmax(t, axis=-1), v3)  (rules/canonicalize.yaml:200:19)
   bool matchMatMul22(ValueId v, gen::Next k) {
     if (seen(kMatMul22)) return same(kMatMul22, v) && k();
     if (!bind(kMatMul22, v)) return false;
@@ -2397,13 +2588,13 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return matchSoftmax(input(n, 0), [&] { return matchV3(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:186:60)
+  /// _  (rules/canonicalize.yaml:200:60)
   bool matchAny23(ValueId v, gen::Next k) {
     if (seen(kAny23)) return same(kAny23, v) && k();
     return bind(kAny23, v) && k();
   }
 
-  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:186:11)
+  /// y = Reshape(MatMul(Softmax(t, axis=-1), v3), _)  (rules/canonicalize.yaml:200:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2414,28 +2605,28 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
 
   // ---- Rewrite
 
-  /// Variant 0 (when @one), rules/canonicalize.yaml:192:9:
+  /// Variant 0 (when @one), rules/canonicalize.yaml:206:9:
   ///   y = MatMul(Softmax(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), axis=-1), v4)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:194:41", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:194:55", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:208:41", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:208:55", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:194:80", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:208:80", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:194:94", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:208:94", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:192:9",
-        "rules/canonicalize.yaml:194:15")) return false;
+        "rules/canonicalize.yaml:206:9",
+        "rules/canonicalize.yaml:208:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2481,30 +2672,30 @@ class BatchedHeadsMaskedTo4dMatch : public CanonicalizeSharedMatch<BatchedHeadsM
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:195:9:
+  /// Variant 1, rules/canonicalize.yaml:209:9:
   ///   y = MatMul(Softmax(Add(Add(MatMul(q4, Transpose(k4, perm=[0, 1, 3, 2])), m), m2), axis=-1), v4)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:196:45", "q4")) return false;
-    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:196:59", "k4")) return false;
+    if (!requireBound(kSlotQ4, "rules/canonicalize.yaml:210:45", "q4")) return false;
+    if (!requireBound(kSlotK4, "rules/canonicalize.yaml:210:59", "k4")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotM, "rules/canonicalize.yaml:196:84", "m")) return false;
+    if (!requireBound(kSlotM, "rules/canonicalize.yaml:210:84", "m")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:196:88", "m2")) return false;
+    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:210:88", "m2")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("axis", -1));
-    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:196:103", "v4")) return false;
+    if (!requireBound(kSlotV4, "rules/canonicalize.yaml:210:103", "v4")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:195:9",
-        "rules/canonicalize.yaml:196:15")) return false;
+        "rules/canonicalize.yaml:209:9",
+        "rules/canonicalize.yaml:210:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2568,7 +2759,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
             root,
             997,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:174:5",
+            "rules/canonicalize.yaml:188:5",
             {op::kTranspose, op::kMatMul, op::kAdd, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -2590,7 +2781,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:207
+// Generated from: rules/canonicalize.yaml:221
 // masks_summed_first (priority 996): Softmax((s + m1) + m2) of scores s is Softmax(s + (m1 + m2)) when each mask holds only 0 and values of at most -2^100.
 //===----------------------------------------------------------------------===//
 
@@ -2598,7 +2789,7 @@ class BatchedHeadsMaskedTo4dRule : public RewritePattern {
 const gen::RuleSpec& specMasksSummedFirst() {
   static const gen::RuleSpec spec = {
     "masks_summed_first",
-    "rules/canonicalize.yaml:207:5",
+    "rules/canonicalize.yaml:221:5",
     18,  // root expr
     // slots
     {"s", "m1", "m2", "p"},
@@ -2607,53 +2798,53 @@ const gen::RuleSpec& specMasksSummedFirst() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:213:18"},
+      {"_", "rules/canonicalize.yaml:227:18"},
       // 1: _
-      {"_", "rules/canonicalize.yaml:213:21"},
+      {"_", "rules/canonicalize.yaml:227:21"},
       // 2: MatMul(_, _)
-      {"MatMul", "rules/canonicalize.yaml:213:11", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:227:11", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:213:37"},
+      {"_", "rules/canonicalize.yaml:227:37"},
       // 4: _
-      {"_", "rules/canonicalize.yaml:213:40"},
+      {"_", "rules/canonicalize.yaml:227:40"},
       // 5: MatMul(_, _)
-      {"MatMul", "rules/canonicalize.yaml:213:30", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:227:30", gen::kNoSlot, 2},
       // 6: _
-      {"_", "rules/canonicalize.yaml:213:44"},
+      {"_", "rules/canonicalize.yaml:227:44"},
       // 7: Div(MatMul(_, _), _)
-      {"Div", "rules/canonicalize.yaml:213:26", gen::kNoSlot, 2},
+      {"Div", "rules/canonicalize.yaml:227:26", gen::kNoSlot, 2},
       // 8: _
-      {"_", "rules/canonicalize.yaml:213:60"},
+      {"_", "rules/canonicalize.yaml:227:60"},
       // 9: _
-      {"_", "rules/canonicalize.yaml:213:63"},
+      {"_", "rules/canonicalize.yaml:227:63"},
       // 10: MatMul(_, _)
-      {"MatMul", "rules/canonicalize.yaml:213:53", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:227:53", gen::kNoSlot, 2},
       // 11: _
-      {"_", "rules/canonicalize.yaml:213:67"},
+      {"_", "rules/canonicalize.yaml:227:67"},
       // 12: Mul(MatMul(_, _), _)
-      {"Mul", "rules/canonicalize.yaml:213:49", gen::kNoSlot, 2},
+      {"Mul", "rules/canonicalize.yaml:227:49", gen::kNoSlot, 2},
       // 13: MatMul(_, _) | Div(MatMul(_, _), _) | Mul(MatMul(_, _), _)
-      {"s", "rules/canonicalize.yaml:213:24", 0},
+      {"s", "rules/canonicalize.yaml:227:24", 0},
       // 14: m1
-      {"m1", "rules/canonicalize.yaml:214:30", 1},
+      {"m1", "rules/canonicalize.yaml:228:30", 1},
       // 15: Add(s, m1)
-      {"Add", "rules/canonicalize.yaml:214:23", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:228:23", gen::kNoSlot, 2},
       // 16: m2
-      {"m2", "rules/canonicalize.yaml:214:35", 2},
+      {"m2", "rules/canonicalize.yaml:228:35", 2},
       // 17: Add(Add(s, m1), m2)
-      {"Add", "rules/canonicalize.yaml:214:19", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:228:19", gen::kNoSlot, 2},
       // 18: Softmax(Add(Add(s, m1), m2), axis=-1)
-      {"Softmax", "rules/canonicalize.yaml:214:11", 3, 1,
-       {{"axis", "rules/canonicalize.yaml:214:40", Attr::kOneOf,
+      {"Softmax", "rules/canonicalize.yaml:228:11", 3, 1,
+       {{"axis", "rules/canonicalize.yaml:228:40", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:216:12", "s", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:230:12", "s", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {4}},
-     {Check::kNative, "rules/canonicalize.yaml:217:13", "m1", gen::kNoSlot, {"m1"}, {1},
+     {Check::kNative, "rules/canonicalize.yaml:231:13", "m1", gen::kNoSlot, {"m1"}, {1},
       "zero_or_masked", gen::nativePredicate("zero_or_masked")},
-     {Check::kNative, "rules/canonicalize.yaml:218:13", "m2", gen::kNoSlot, {"m2"}, {2},
+     {Check::kNative, "rules/canonicalize.yaml:232:13", "m2", gen::kNoSlot, {"m2"}, {2},
       "zero_or_masked", gen::nativePredicate("zero_or_masked")}},
     // rewrite variants
     {{}},
@@ -2719,7 +2910,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny0, matchAny1, matchAny3, matchAny4, matchAny6, matchAny8, matchAny11, matchM2.
 
-  /// MatMul(_, _)  (rules/canonicalize.yaml:213:11)
+  /// MatMul(_, _)  (rules/canonicalize.yaml:227:11)
   bool matchMatMul2(ValueId v, gen::Next k) {
     if (seen(kMatMul2)) return same(kMatMul2, v) && k();
     if (!bind(kMatMul2, v)) return false;
@@ -2728,7 +2919,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchAny0(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// MatMul(_, _)  (rules/canonicalize.yaml:213:30)
+  /// MatMul(_, _)  (rules/canonicalize.yaml:227:30)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2737,7 +2928,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchAny3(input(n, 0), [&] { return matchAny4(input(n, 1), k); });
   }
 
-  /// Div(MatMul(_, _), _)  (rules/canonicalize.yaml:213:26)
+  /// Div(MatMul(_, _), _)  (rules/canonicalize.yaml:227:26)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -2746,13 +2937,13 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchMatMul5(input(n, 0), [&] { return matchAny6(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:213:63)
+  /// _  (rules/canonicalize.yaml:227:63)
   bool matchAny9(ValueId v, gen::Next k) {
     if (seen(kAny9)) return same(kAny9, v) && k();
     return bind(kAny9, v) && k();
   }
 
-  /// MatMul(_, _)  (rules/canonicalize.yaml:213:53)
+  /// MatMul(_, _)  (rules/canonicalize.yaml:227:53)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(kMatMul10)) return same(kMatMul10, v) && k();
     if (!bind(kMatMul10, v)) return false;
@@ -2761,7 +2952,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchAny8(input(n, 0), [&] { return matchAny9(input(n, 1), k); });
   }
 
-  /// Mul(MatMul(_, _), _)  (rules/canonicalize.yaml:213:49)
+  /// Mul(MatMul(_, _), _)  (rules/canonicalize.yaml:227:49)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -2776,7 +2967,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
   }
 
   /// s = MatMul(_, _) | Div(MatMul(_, _), _) | Mul(MatMul(_, _), _) 
-  /// (rules/canonicalize.yaml:213:24)
+  /// (rules/canonicalize.yaml:227:24)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -2790,13 +2981,13 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return false;
   }
 
-  /// m1  (rules/canonicalize.yaml:214:30)
+  /// m1  (rules/canonicalize.yaml:228:30)
   bool matchM1(ValueId v, gen::Next k) {
     if (seen(kM1)) return same(kM1, v) && k();
     return bind(kM1, v) && k();
   }
 
-  /// Add(s, m1)  (rules/canonicalize.yaml:214:23)
+  /// Add(s, m1)  (rules/canonicalize.yaml:228:23)
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(kAdd15)) return same(kAdd15, v) && k();
     if (!bind(kAdd15, v)) return false;
@@ -2810,7 +3001,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchS(in1, [&] { return matchM1(in0, k); });
   }
 
-  /// Add(Add(s, m1), m2)  (rules/canonicalize.yaml:214:19)
+  /// Add(Add(s, m1), m2)  (rules/canonicalize.yaml:228:19)
   bool matchAdd17(ValueId v, gen::Next k) {
     if (seen(kAdd17)) return same(kAdd17, v) && k();
     if (!bind(kAdd17, v)) return false;
@@ -2824,7 +3015,7 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
     return matchAdd15(in1, [&] { return matchM2(in0, k); });
   }
 
-  /// p = Softmax(Add(Add(s, m1), m2), axis=-1)  (rules/canonicalize.yaml:214:11)
+  /// p = Softmax(Add(Add(s, m1), m2), axis=-1)  (rules/canonicalize.yaml:228:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -2835,13 +3026,13 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:219:5:
+  /// Variant 0, rules/canonicalize.yaml:233:5:
   ///   p = Softmax(Add(s, Add(m1, m2)), axis=-1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:220:23", "s")) return false;
-    if (!requireBound(kSlotM1, "rules/canonicalize.yaml:220:30", "m1")) return false;
-    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:220:34", "m2")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:234:23", "s")) return false;
+    if (!requireBound(kSlotM1, "rules/canonicalize.yaml:234:30", "m1")) return false;
+    if (!requireBound(kSlotM2, "rules/canonicalize.yaml:234:34", "m2")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::vector<onnx::AttributeProto> attrs4;
     std::vector<onnx::AttributeProto> attrs5;
@@ -2851,8 +3042,8 @@ class MasksSummedFirstMatch : public CanonicalizeSharedMatch<MasksSummedFirstIds
         kSlotP,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:219:5",
-        "rules/canonicalize.yaml:220:11")) return false;
+        "rules/canonicalize.yaml:233:5",
+        "rules/canonicalize.yaml:234:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2893,7 +3084,7 @@ class MasksSummedFirstRule : public RewritePattern {
             root,
             996,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:207:5",
+            "rules/canonicalize.yaml:221:5",
             {op::kAdd, op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -2915,7 +3106,7 @@ class MasksSummedFirstRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:225
+// Generated from: rules/canonicalize.yaml:239
 // reshape_back (priority 1003): Reshape(Reshape(x, _), _) of x's own shape (static dims or the same symbols) is x.
 //===----------------------------------------------------------------------===//
 
@@ -2923,7 +3114,7 @@ class MasksSummedFirstRule : public RewritePattern {
 const gen::RuleSpec& specReshapeBack() {
   static const gen::RuleSpec spec = {
     "reshape_back",
-    "rules/canonicalize.yaml:225:5",
+    "rules/canonicalize.yaml:239:5",
     4,  // root expr
     // slots
     {"x", "y"},
@@ -2932,18 +3123,18 @@ const gen::RuleSpec& specReshapeBack() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:229:27", 0},
+      {"x", "rules/canonicalize.yaml:243:27", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:229:30"},
+      {"_", "rules/canonicalize.yaml:243:30"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:229:19", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:243:19", gen::kNoSlot, 2},
       // 3: _
-      {"_", "rules/canonicalize.yaml:229:34"},
+      {"_", "rules/canonicalize.yaml:243:34"},
       // 4: Reshape(Reshape(x, _), _)
-      {"Reshape", "rules/canonicalize.yaml:229:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:243:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:231:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:245:12", "y", gen::kNoSlot, {"y", "x"}, {1, 0},
       "same_shape", gen::nativePredicate("same_shape")}},
     // rewrite variants
     {{}},
@@ -2993,7 +3184,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny3.
 
-  /// Reshape(x, _)  (rules/canonicalize.yaml:229:19)
+  /// Reshape(x, _)  (rules/canonicalize.yaml:243:19)
   bool matchReshape(ValueId v, gen::Next k) {
     if (seen(kReshape)) return same(kReshape, v) && k();
     if (!bind(kReshape, v)) return false;
@@ -3002,7 +3193,7 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:229:11)
+  /// y = Reshape(Reshape(x, _), _)  (rules/canonicalize.yaml:243:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3013,18 +3204,18 @@ class ReshapeBackMatch : public CanonicalizeSharedMatch<ReshapeBackIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:232:5:
+  /// Variant 0, rules/canonicalize.yaml:246:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:233:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:247:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:232:5",
-        "rules/canonicalize.yaml:233:11")) return false;
+        "rules/canonicalize.yaml:246:5",
+        "rules/canonicalize.yaml:247:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3042,7 +3233,7 @@ class ReshapeBackRule : public RewritePattern {
             root,
             1003,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:225:5",
+            "rules/canonicalize.yaml:239:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3064,7 +3255,7 @@ class ReshapeBackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:238
+// Generated from: rules/canonicalize.yaml:252
 // transpose_through_3d (priority 1000): Reshape(Transpose(Reshape(x, [a*b, c, d]), [0, 2, 1]), [a, b, d, c]) of x [a, b, c, d] is x with its last two axes swapped.
 //===----------------------------------------------------------------------===//
 
@@ -3072,7 +3263,7 @@ class ReshapeBackRule : public RewritePattern {
 const gen::RuleSpec& specTransposeThrough3d() {
   static const gen::RuleSpec spec = {
     "transpose_through_3d",
-    "rules/canonicalize.yaml:238:5",
+    "rules/canonicalize.yaml:252:5",
     5,  // root expr
     // slots
     {"x", "r", "y"},
@@ -3081,21 +3272,21 @@ const gen::RuleSpec& specTransposeThrough3d() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:243:19", 0},
+      {"x", "rules/canonicalize.yaml:257:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:243:22"},
+      {"_", "rules/canonicalize.yaml:257:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:243:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:257:11", 1, 2},
       // 3: Transpose(r, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:244:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:244:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:258:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:258:32", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 4: _
-      {"_", "rules/canonicalize.yaml:244:49"},
+      {"_", "rules/canonicalize.yaml:258:49"},
       // 5: Reshape(Transpose(r, perm=[0, 2, 1]), _)
-      {"Reshape", "rules/canonicalize.yaml:244:11", 2, 2},
+      {"Reshape", "rules/canonicalize.yaml:258:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:246:12", "y", gen::kNoSlot, {"y", "x", "r"},
+    {{Check::kNative, "rules/canonicalize.yaml:260:12", "y", gen::kNoSlot, {"y", "x", "r"},
       {2, 0, 1}, "swaps_last_two_through_3d", gen::nativePredicate("swaps_last_two_through_3d")}},
     // rewrite variants
     {{}},
@@ -3147,7 +3338,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny1, matchAny4.
 
-  /// r = Reshape(x, _)  (rules/canonicalize.yaml:243:11)
+  /// r = Reshape(x, _)  (rules/canonicalize.yaml:257:11)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -3156,7 +3347,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchX(input(n, 0), [&] { return matchAny1(input(n, 1), k); });
   }
 
-  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:244:19)
+  /// Transpose(r, perm=[0, 2, 1])  (rules/canonicalize.yaml:258:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -3165,7 +3356,7 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
     return matchR(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:244:11)
+  /// y = Reshape(Transpose(r, perm=[0, 2, 1]), _)  (rules/canonicalize.yaml:258:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3176,11 +3367,11 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:247:5:
+  /// Variant 0, rules/canonicalize.yaml:261:5:
   ///   y = Transpose(x, perm=[0, 1, 3, 2])
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:248:21", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:262:21", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 1, 3, 2}));
     collectMatched();
@@ -3188,8 +3379,8 @@ class TransposeThrough3dMatch : public CanonicalizeSharedMatch<TransposeThrough3
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:247:5",
-        "rules/canonicalize.yaml:248:11")) return false;
+        "rules/canonicalize.yaml:261:5",
+        "rules/canonicalize.yaml:262:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3214,7 +3405,7 @@ class TransposeThrough3dRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:238:5",
+            "rules/canonicalize.yaml:252:5",
             {op::kTranspose}}),
         root_output_(root_output) {}
 
@@ -3236,7 +3427,7 @@ class TransposeThrough3dRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:252
+// Generated from: rules/canonicalize.yaml:266
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
@@ -3244,7 +3435,7 @@ class TransposeThrough3dRule : public RewritePattern {
 const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = {
     "transpose_pair",
-    "rules/canonicalize.yaml:252:5",
+    "rules/canonicalize.yaml:266:5",
     9,  // root expr
     // slots
     {"x", "y"},
@@ -3253,37 +3444,37 @@ const gen::RuleSpec& specTransposePair() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:255:32", 0},
+      {"x", "rules/canonicalize.yaml:269:32", 0},
       // 1: Transpose(x, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:255:22", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:255:35", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:269:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:269:35", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:255:12", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:255:55", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:269:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:269:55", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 3: Transpose(x, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:256:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:256:37", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:270:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:270:37", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:256:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:256:57", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:270:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:270:57", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: Transpose(x, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:257:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:257:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:271:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:271:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:257:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:257:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:271:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:271:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 7: Transpose(x, perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:258:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:258:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:272:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:272:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:258:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:258:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:272:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:272:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"y", "rules/canonicalize.yaml:256:12", 1},
+      {"y", "rules/canonicalize.yaml:270:12", 1},
     },
     // constraints
     {},
@@ -3340,7 +3531,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:255:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:269:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -3350,7 +3541,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) 
-  /// (rules/canonicalize.yaml:255:12)
+  /// (rules/canonicalize.yaml:269:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -3359,7 +3550,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:256:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:270:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -3369,7 +3560,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) 
-  /// (rules/canonicalize.yaml:256:14)
+  /// (rules/canonicalize.yaml:270:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -3378,7 +3569,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:257:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:271:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -3387,7 +3578,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:257:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:271:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -3396,7 +3587,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:258:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:272:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -3405,7 +3596,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:258:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:272:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -3416,7 +3607,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:256:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:270:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3434,18 +3625,18 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:259:5:
+  /// Variant 0, rules/canonicalize.yaml:273:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:260:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:274:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:259:5",
-        "rules/canonicalize.yaml:260:11")) return false;
+        "rules/canonicalize.yaml:273:5",
+        "rules/canonicalize.yaml:274:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3463,7 +3654,7 @@ class TransposePairRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:252:5",
+            "rules/canonicalize.yaml:266:5",
             {}}),
         root_output_(root_output) {}
 
@@ -3485,7 +3676,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:270
+// Generated from: rules/canonicalize.yaml:284
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -3493,7 +3684,7 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:270:5",
+    "rules/canonicalize.yaml:284:5",
     12,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
@@ -3502,52 +3693,52 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:273:19", 0},
+      {"x", "rules/canonicalize.yaml:287:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:273:22"},
+      {"_", "rules/canonicalize.yaml:287:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:273:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:287:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:274:20", 2},
+      {"w", "rules/canonicalize.yaml:288:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:274:23", 3},
+      {"c", "rules/canonicalize.yaml:288:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:274:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:274:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:288:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:288:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:274:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:288:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:274:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:288:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:274:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:288:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:275:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:275:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:289:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:289:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:275:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:289:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:275:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:289:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: MatMul(f, w)
-      {"MatMul", "rules/canonicalize.yaml:276:18", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:290:18", gen::kNoSlot, 2},
       // 8: Add(MatMul(f, w), c)
-      {"Add", "rules/canonicalize.yaml:276:14", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:290:14", gen::kNoSlot, 2},
       // 9: MatMul(f, w)
-      {"MatMul", "rules/canonicalize.yaml:276:43", gen::kNoSlot, 2},
+      {"MatMul", "rules/canonicalize.yaml:290:43", gen::kNoSlot, 2},
       // 10: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0) | Add(MatMul(f, w), c) | MatMul(f, w)
-      {"g", "rules/canonicalize.yaml:275:12", 4},
+      {"g", "rules/canonicalize.yaml:289:12", 4},
       // 11: s
-      {"s", "rules/canonicalize.yaml:277:22", 5},
+      {"s", "rules/canonicalize.yaml:291:22", 5},
       // 12: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:277:11", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:291:11", 6, 2},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:279:12", "f", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:293:12", "f", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {2}},
-     {Check::kNative, "rules/canonicalize.yaml:279:21", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+     {Check::kNative, "rules/canonicalize.yaml:293:21", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:280:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:294:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{10, 0}, {10, 2}}}}, {}},
@@ -3616,7 +3807,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny, matchW, matchC, matchS.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:273:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:287:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -3625,7 +3816,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:274:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:288:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -3638,7 +3829,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:275:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:289:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -3647,7 +3838,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchF(input(n, 0), [&] { return matchW(input(n, 1), k); });
   }
 
-  /// MatMul(f, w)  (rules/canonicalize.yaml:276:18)
+  /// MatMul(f, w)  (rules/canonicalize.yaml:290:18)
   bool matchMatMul7(ValueId v, gen::Next k) {
     if (seen(kMatMul7)) return same(kMatMul7, v) && k();
     if (!bind(kMatMul7, v)) return false;
@@ -3656,7 +3847,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchF(input(n, 0), [&] { return matchW(input(n, 1), k); });
   }
 
-  /// Add(MatMul(f, w), c)  (rules/canonicalize.yaml:276:14)
+  /// Add(MatMul(f, w), c)  (rules/canonicalize.yaml:290:14)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -3670,7 +3861,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchMatMul7(in1, [&] { return matchC(in0, k); });
   }
 
-  /// MatMul(f, w)  (rules/canonicalize.yaml:276:43)
+  /// MatMul(f, w)  (rules/canonicalize.yaml:290:43)
   bool matchMatMul9(ValueId v, gen::Next k) {
     if (seen(kMatMul9)) return same(kMatMul9, v) && k();
     if (!bind(kMatMul9, v)) return false;
@@ -3680,7 +3871,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0) | Add(MatMul(f, w), c) | MatMul(f, w)  (rules/canonicalize.yaml:275:12)
+  /// transB=0) | Add(MatMul(f, w), c) | MatMul(f, w)  (rules/canonicalize.yaml:289:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -3696,7 +3887,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:277:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:291:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3707,24 +3898,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:282:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:296:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:284:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:284:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:298:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:298:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:284:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:298:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:284:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:298:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:282:9",
-        "rules/canonicalize.yaml:284:15")) return false;
+        "rules/canonicalize.yaml:296:9",
+        "rules/canonicalize.yaml:298:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3756,22 +3947,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:285:9:
+  /// Variant 1, rules/canonicalize.yaml:299:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:286:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:286:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:300:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:300:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:286:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:300:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:285:9",
-        "rules/canonicalize.yaml:286:15")) return false;
+        "rules/canonicalize.yaml:299:9",
+        "rules/canonicalize.yaml:300:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3805,7 +3996,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:270:5",
+            "rules/canonicalize.yaml:284:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -3827,7 +4018,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:297
+// Generated from: rules/canonicalize.yaml:311
 // heads_of_flat_rows (priority 995): Reshape(MatMul(x, w) (+ b), s) of rows x [T, I] into heads [d0, S, N, H] is that Reshape of the projection of x viewed as [-1, S, I].
 //===----------------------------------------------------------------------===//
 
@@ -3835,7 +4026,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specHeadsOfFlatRows() {
   static const gen::RuleSpec spec = {
     "heads_of_flat_rows",
-    "rules/canonicalize.yaml:297:5",
+    "rules/canonicalize.yaml:311:5",
     8,  // root expr
     // slots
     {"x", "w", "p", "b", "pb", "s", "r"},
@@ -3844,30 +4035,30 @@ const gen::RuleSpec& specHeadsOfFlatRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:303:19", 0},
+      {"x", "rules/canonicalize.yaml:317:19", 0},
       // 1: w
-      {"w", "rules/canonicalize.yaml:303:22", 1},
+      {"w", "rules/canonicalize.yaml:317:22", 1},
       // 2: MatMul(x, w)
-      {"MatMul", "rules/canonicalize.yaml:303:12", 2, 2},
+      {"MatMul", "rules/canonicalize.yaml:317:12", 2, 2},
       // 3: b
-      {"b", "rules/canonicalize.yaml:304:19", 3},
+      {"b", "rules/canonicalize.yaml:318:19", 3},
       // 4: Add(p, b)
-      {"Add", "rules/canonicalize.yaml:304:12", 4, 2},
+      {"Add", "rules/canonicalize.yaml:318:12", 4, 2},
       // 5: s
-      {"s", "rules/canonicalize.yaml:305:24", 5},
+      {"s", "rules/canonicalize.yaml:319:24", 5},
       // 6: Reshape(pb, s)
-      {"Reshape", "rules/canonicalize.yaml:305:12", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:319:12", gen::kNoSlot, 2},
       // 7: Reshape(p, s)
-      {"Reshape", "rules/canonicalize.yaml:305:35", gen::kNoSlot, 2},
+      {"Reshape", "rules/canonicalize.yaml:319:35", gen::kNoSlot, 2},
       // 8: Reshape(pb, s) | Reshape(p, s)
-      {"r", "rules/canonicalize.yaml:305:33", 6},
+      {"r", "rules/canonicalize.yaml:319:33", 6},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:307:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:321:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {2}},
-     {Check::kRank, "rules/canonicalize.yaml:308:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:322:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}},
-     {Check::kNative, "rules/canonicalize.yaml:309:12", "r", gen::kNoSlot, {"r", "w"}, {6, 1},
+     {Check::kNative, "rules/canonicalize.yaml:323:12", "r", gen::kNoSlot, {"r", "w"}, {6, 1},
       "splits_flat_rows", gen::nativePredicate("splits_flat_rows")}},
     // rewrite variants
     {{true, "", -1, -1, {{{8, 0}}}}, {}},
@@ -3932,7 +4123,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchW, matchB, matchS.
 
-  /// p = MatMul(x, w)  (rules/canonicalize.yaml:303:12)
+  /// p = MatMul(x, w)  (rules/canonicalize.yaml:317:12)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -3941,7 +4132,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchX(input(n, 0), [&] { return matchW(input(n, 1), k); });
   }
 
-  /// pb = Add(p, b)  (rules/canonicalize.yaml:304:12)
+  /// pb = Add(p, b)  (rules/canonicalize.yaml:318:12)
   bool matchPb(ValueId v, gen::Next k) {
     if (seen(kPb)) return same(kPb, v) && k();
     if (!bind(kPb, v)) return false;
@@ -3955,7 +4146,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchP(in1, [&] { return matchB(in0, k); });
   }
 
-  /// Reshape(pb, s)  (rules/canonicalize.yaml:305:12)
+  /// Reshape(pb, s)  (rules/canonicalize.yaml:319:12)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -3964,7 +4155,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchPb(input(n, 0), [&] { return matchS(input(n, 1), k); });
   }
 
-  /// Reshape(p, s)  (rules/canonicalize.yaml:305:35)
+  /// Reshape(p, s)  (rules/canonicalize.yaml:319:35)
   bool matchReshape7(ValueId v, gen::Next k) {
     if (seen(kReshape7)) return same(kReshape7, v) && k();
     if (!bind(kReshape7, v)) return false;
@@ -3973,7 +4164,7 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return matchP(input(n, 0), [&] { return matchS(input(n, 1), k); });
   }
 
-  /// r = Reshape(pb, s) | Reshape(p, s)  (rules/canonicalize.yaml:305:33)
+  /// r = Reshape(pb, s) | Reshape(p, s)  (rules/canonicalize.yaml:319:33)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -3987,31 +4178,31 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:313:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:327:9:
   ///   r = Reshape(Add(MatMul(Reshape(x, tensor(helper, flat_rows_shape)), w), b), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:311:19", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:325:19", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("flat_rows_shape"),
         {kSlotR, kSlotW},
         {"r", "w"},
-        "rules/canonicalize.yaml:311:22");
+        "rules/canonicalize.yaml:325:22");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:314:39", "w")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:328:39", "w")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:314:43", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:328:43", "b")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:314:47", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:328:47", "s")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
     if (!replaceable(
         kSlotR,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:313:9",
-        "rules/canonicalize.yaml:314:17")) return false;
+        "rules/canonicalize.yaml:327:9",
+        "rules/canonicalize.yaml:328:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4051,29 +4242,29 @@ class HeadsOfFlatRowsMatch : public CanonicalizeSharedMatch<HeadsOfFlatRowsIds> 
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:315:9:
+  /// Variant 1, rules/canonicalize.yaml:329:9:
   ///   r = Reshape(MatMul(Reshape(x, tensor(helper, flat_rows_shape)), w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:311:19", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:325:19", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("flat_rows_shape"),
         {kSlotR, kSlotW},
         {"r", "w"},
-        "rules/canonicalize.yaml:311:22");
+        "rules/canonicalize.yaml:325:22");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:315:35", "w")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:329:35", "w")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:315:39", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:329:39", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotR,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:315:9",
-        "rules/canonicalize.yaml:315:17")) return false;
+        "rules/canonicalize.yaml:329:9",
+        "rules/canonicalize.yaml:329:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4115,7 +4306,7 @@ class HeadsOfFlatRowsRule : public RewritePattern {
             root,
             995,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:297:5",
+            "rules/canonicalize.yaml:311:5",
             {op::kReshape, op::kMatMul, op::kAdd}}),
         root_output_(root_output) {}
 
@@ -4137,7 +4328,7 @@ class HeadsOfFlatRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:317
+// Generated from: rules/canonicalize.yaml:331
 // flat_rows_of_heads (priority 995): Reshape(t, s) into rows [T, N*H] of the attention's context t [B, S, N, H] is that Reshape of t viewed as [B, S, N*H].
 //===----------------------------------------------------------------------===//
 
@@ -4145,7 +4336,7 @@ class HeadsOfFlatRowsRule : public RewritePattern {
 const gen::RuleSpec& specFlatRowsOfHeads() {
   static const gen::RuleSpec spec = {
     "flat_rows_of_heads",
-    "rules/canonicalize.yaml:317:5",
+    "rules/canonicalize.yaml:331:5",
     6,  // root expr
     // slots
     {"vh", "o", "s", "y"},
@@ -4154,26 +4345,26 @@ const gen::RuleSpec& specFlatRowsOfHeads() {
     // exprs
     {
       // 0: _
-      {"_", "rules/canonicalize.yaml:323:26"},
+      {"_", "rules/canonicalize.yaml:337:26"},
       // 1: Softmax(_)
-      {"Softmax", "rules/canonicalize.yaml:323:18", gen::kNoSlot, 1},
+      {"Softmax", "rules/canonicalize.yaml:337:18", gen::kNoSlot, 1},
       // 2: vh
-      {"vh", "rules/canonicalize.yaml:323:30", 0},
+      {"vh", "rules/canonicalize.yaml:337:30", 0},
       // 3: MatMul(Softmax(_), vh)
-      {"MatMul", "rules/canonicalize.yaml:323:11", 1, 2},
+      {"MatMul", "rules/canonicalize.yaml:337:11", 1, 2},
       // 4: Transpose(o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:324:19", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:324:32", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:338:19", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:338:32", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: s
-      {"s", "rules/canonicalize.yaml:324:52", 2},
+      {"s", "rules/canonicalize.yaml:338:52", 2},
       // 6: Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)
-      {"Reshape", "rules/canonicalize.yaml:324:11", 3, 2},
+      {"Reshape", "rules/canonicalize.yaml:338:11", 3, 2},
     },
     // constraints
-    {{Check::kRank, "rules/canonicalize.yaml:326:13", "vh", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/canonicalize.yaml:340:13", "vh", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {4}},
-     {Check::kRank, "rules/canonicalize.yaml:327:13", "y", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:341:13", "y", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {2}}},
     // rewrite variants
     {{}},
@@ -4227,7 +4418,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny, matchVh, matchS.
 
-  /// Softmax(_)  (rules/canonicalize.yaml:323:18)
+  /// Softmax(_)  (rules/canonicalize.yaml:337:18)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -4236,7 +4427,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
     return matchAny(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(_), vh)  (rules/canonicalize.yaml:323:11)
+  /// o = MatMul(Softmax(_), vh)  (rules/canonicalize.yaml:337:11)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -4245,7 +4436,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:324:19)
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:338:19)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -4254,7 +4445,7 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:324:11)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), s)  (rules/canonicalize.yaml:338:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4265,32 +4456,32 @@ class FlatRowsOfHeadsMatch : public CanonicalizeSharedMatch<FlatRowsOfHeadsIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:329:5:
+  /// Variant 0, rules/canonicalize.yaml:343:5:
   ///   o = o
   ///   y = Reshape(Reshape(Transpose(o, perm=[0, 2, 1, 3]), tensor([0, 0, -1])), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotO, "rules/canonicalize.yaml:328:11", "o")) return false;
+    if (!requireBound(kSlotO, "rules/canonicalize.yaml:342:11", "o")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intsAttribute("perm", {0, 2, 1, 3}));
     std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t2) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:330:93", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:344:93", "s")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
     if (!replaceable(
         kSlotO,
         To::kRef,
         kSlotO,
-        "rules/canonicalize.yaml:329:5",
-        "rules/canonicalize.yaml:328:11")) return false;
+        "rules/canonicalize.yaml:343:5",
+        "rules/canonicalize.yaml:342:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:329:5",
-        "rules/canonicalize.yaml:330:11")) return false;
+        "rules/canonicalize.yaml:343:5",
+        "rules/canonicalize.yaml:344:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4331,7 +4522,7 @@ class FlatRowsOfHeadsRule : public RewritePattern {
             root,
             995,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:317:5",
+            "rules/canonicalize.yaml:331:5",
             {op::kTranspose, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -4353,7 +4544,7 @@ class FlatRowsOfHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:335
+// Generated from: rules/canonicalize.yaml:349
 // einsum_as_matmul (priority 1000): Einsum(x, w) whose equation multiplies x's last axis by a 2-D w ("abc,cd->abd") is MatMul(x, w).
 //===----------------------------------------------------------------------===//
 
@@ -4361,7 +4552,7 @@ class FlatRowsOfHeadsRule : public RewritePattern {
 const gen::RuleSpec& specEinsumAsMatmul() {
   static const gen::RuleSpec spec = {
     "einsum_as_matmul",
-    "rules/canonicalize.yaml:335:5",
+    "rules/canonicalize.yaml:349:5",
     2,  // root expr
     // slots
     {"x", "w", "y"},
@@ -4370,16 +4561,16 @@ const gen::RuleSpec& specEinsumAsMatmul() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:339:18", 0},
+      {"x", "rules/canonicalize.yaml:353:18", 0},
       // 1: w
-      {"w", "rules/canonicalize.yaml:339:21", 1},
+      {"w", "rules/canonicalize.yaml:353:21", 1},
       // 2: Einsum(x, w)
-      {"Einsum", "rules/canonicalize.yaml:339:11", 2, 2},
+      {"Einsum", "rules/canonicalize.yaml:353:11", 2, 2},
     },
     // constraints
-    {{Check::kElemType, "rules/canonicalize.yaml:341:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kElemType, "rules/canonicalize.yaml:355:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kNative, "rules/canonicalize.yaml:342:12", "y", gen::kNoSlot, {"y"}, {2},
+     {Check::kNative, "rules/canonicalize.yaml:356:12", "y", gen::kNoSlot, {"y"}, {2},
       "matmul_equation", gen::nativePredicate("matmul_equation")}},
     // rewrite variants
     {{}},
@@ -4428,7 +4619,7 @@ class EinsumAsMatmulMatch : public CanonicalizeSharedMatch<EinsumAsMatmulIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchW.
 
-  /// y = Einsum(x, w)  (rules/canonicalize.yaml:339:11)
+  /// y = Einsum(x, w)  (rules/canonicalize.yaml:353:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4439,20 +4630,20 @@ class EinsumAsMatmulMatch : public CanonicalizeSharedMatch<EinsumAsMatmulIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:343:5:
+  /// Variant 0, rules/canonicalize.yaml:357:5:
   ///   y = MatMul(x, w)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:344:18", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:344:21", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:358:18", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:358:21", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:343:5",
-        "rules/canonicalize.yaml:344:11")) return false;
+        "rules/canonicalize.yaml:357:5",
+        "rules/canonicalize.yaml:358:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4478,7 +4669,7 @@ class EinsumAsMatmulRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:335:5",
+            "rules/canonicalize.yaml:349:5",
             {op::kMatMul}}),
         root_output_(root_output) {}
 
@@ -4500,7 +4691,7 @@ class EinsumAsMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:349
+// Generated from: rules/canonicalize.yaml:363
 // softmax_of_a_shift (priority 1000): Softmax(x + c) of a one-element constant c, |c| <= 1 (stable_softmax's 1e-9), is Softmax(x).
 //===----------------------------------------------------------------------===//
 
@@ -4508,7 +4699,7 @@ class EinsumAsMatmulRule : public RewritePattern {
 const gen::RuleSpec& specSoftmaxOfAShift() {
   static const gen::RuleSpec spec = {
     "softmax_of_a_shift",
-    "rules/canonicalize.yaml:349:5",
+    "rules/canonicalize.yaml:363:5",
     3,  // root expr
     // slots
     {"x", "c", "y"},
@@ -4517,20 +4708,20 @@ const gen::RuleSpec& specSoftmaxOfAShift() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:352:23", 0},
+      {"x", "rules/canonicalize.yaml:366:23", 0},
       // 1: c
-      {"c", "rules/canonicalize.yaml:352:26", 1},
+      {"c", "rules/canonicalize.yaml:366:26", 1},
       // 2: Add(x, c)
-      {"Add", "rules/canonicalize.yaml:352:19", gen::kNoSlot, 2},
+      {"Add", "rules/canonicalize.yaml:366:19", gen::kNoSlot, 2},
       // 3: Softmax(Add(x, c), axis=capture(a))
-      {"Softmax", "rules/canonicalize.yaml:352:11", 2, 1,
-       {{"axis", "rules/canonicalize.yaml:352:30", Attr::kCapture, {}, true, gen::intLiteral(-1),
+      {"Softmax", "rules/canonicalize.yaml:366:11", 2, 1,
+       {{"axis", "rules/canonicalize.yaml:366:30", Attr::kCapture, {}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}, 0.0, 0.0, 0, "a"}}},
     },
     // constraints
-    {{Check::kScalar, "rules/canonicalize.yaml:354:12", "c", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kScalar, "rules/canonicalize.yaml:368:12", "c", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {}, true, true, -1.0, 1.0},
-     {Check::kNative, "rules/canonicalize.yaml:355:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+     {Check::kNative, "rules/canonicalize.yaml:369:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")}},
     // rewrite variants
     {{}},
@@ -4580,7 +4771,7 @@ class SoftmaxOfAShiftMatch : public CanonicalizeSharedMatch<SoftmaxOfAShiftIds> 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchC.
 
-  /// Add(x, c)  (rules/canonicalize.yaml:352:19)
+  /// Add(x, c)  (rules/canonicalize.yaml:366:19)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -4594,7 +4785,7 @@ class SoftmaxOfAShiftMatch : public CanonicalizeSharedMatch<SoftmaxOfAShiftIds> 
     return matchX(in1, [&] { return matchC(in0, k); });
   }
 
-  /// y = Softmax(Add(x, c), axis=capture(a))  (rules/canonicalize.yaml:352:11)
+  /// y = Softmax(Add(x, c), axis=capture(a))  (rules/canonicalize.yaml:366:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4605,18 +4796,18 @@ class SoftmaxOfAShiftMatch : public CanonicalizeSharedMatch<SoftmaxOfAShiftIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:356:5:
+  /// Variant 0, rules/canonicalize.yaml:370:5:
   ///   y = Softmax(x, axis=attr(a))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:357:19", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:371:19", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     std::optional<onnx::AttributeProto> a1_0 = captured(
         0,
         "axis",
         "a",
-        "rules/canonicalize.yaml:357:22",
-        "rules/canonicalize.yaml:357:22");
+        "rules/canonicalize.yaml:371:22",
+        "rules/canonicalize.yaml:371:22");
     if (!a1_0) return false;
     attrs1.push_back(std::move(*a1_0));
     collectMatched();
@@ -4624,8 +4815,8 @@ class SoftmaxOfAShiftMatch : public CanonicalizeSharedMatch<SoftmaxOfAShiftIds> 
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:356:5",
-        "rules/canonicalize.yaml:357:11")) return false;
+        "rules/canonicalize.yaml:370:5",
+        "rules/canonicalize.yaml:371:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4650,7 +4841,7 @@ class SoftmaxOfAShiftRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:349:5",
+            "rules/canonicalize.yaml:363:5",
             {op::kSoftmax}}),
         root_output_(root_output) {}
 
@@ -4672,7 +4863,7 @@ class SoftmaxOfAShiftRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:361
+// Generated from: rules/canonicalize.yaml:375
 // reshape_to_own_shape (priority 999): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -4680,7 +4871,7 @@ class SoftmaxOfAShiftRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:361:5",
+    "rules/canonicalize.yaml:375:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -4689,14 +4880,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:365:19", 0},
+      {"t", "rules/canonicalize.yaml:379:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:365:22"},
+      {"_", "rules/canonicalize.yaml:379:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:365:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:379:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:367:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:381:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -4744,13 +4935,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:365:19)
+  /// t  (rules/canonicalize.yaml:379:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:365:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:379:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4761,18 +4952,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:368:5:
+  /// Variant 0, rules/canonicalize.yaml:382:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:369:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:383:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:368:5",
-        "rules/canonicalize.yaml:369:11")) return false;
+        "rules/canonicalize.yaml:382:5",
+        "rules/canonicalize.yaml:383:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4790,7 +4981,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             999,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:361:5",
+            "rules/canonicalize.yaml:375:5",
             {}}),
         root_output_(root_output) {}
 
@@ -4812,7 +5003,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:373
+// Generated from: rules/canonicalize.yaml:387
 // present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
 //===----------------------------------------------------------------------===//
 
@@ -4820,7 +5011,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
 const gen::RuleSpec& specPresentRestack() {
   static const gen::RuleSpec spec = {
     "present_restack",
-    "rules/canonicalize.yaml:373:5",
+    "rules/canonicalize.yaml:387:5",
     7,  // root expr
     // slots
     {"p", "i0", "i1", "y"},
@@ -4829,40 +5020,40 @@ const gen::RuleSpec& specPresentRestack() {
     // exprs
     {
       // 0: p
-      {"p", "rules/canonicalize.yaml:376:35", 0},
+      {"p", "rules/canonicalize.yaml:390:35", 0},
       // 1: i0
-      {"i0", "rules/canonicalize.yaml:376:38", 1},
+      {"i0", "rules/canonicalize.yaml:390:38", 1},
       // 2: Gather(p, i0, axis=0)
-      {"Gather", "rules/canonicalize.yaml:376:28", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:376:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:390:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:390:42", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:376:18", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:376:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:390:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:390:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 4: i1
-      {"i1", "rules/canonicalize.yaml:376:75", 2},
+      {"i1", "rules/canonicalize.yaml:390:75", 2},
       // 5: Gather(p, i1, axis=0)
-      {"Gather", "rules/canonicalize.yaml:376:65", gen::kNoSlot, 2,
-       {{"axis", "rules/canonicalize.yaml:376:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+      {"Gather", "rules/canonicalize.yaml:390:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:390:79", Attr::kEquals, {gen::intLiteral(0)}, true,
          gen::intLiteral(0)}}},
       // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
-      {"Unsqueeze", "rules/canonicalize.yaml:376:55", gen::kNoSlot, 1,
-       {{"axes", "rules/canonicalize.yaml:376:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      {"Unsqueeze", "rules/canonicalize.yaml:390:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:390:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
-      {"Concat", "rules/canonicalize.yaml:376:11", 3, 2,
-       {{"axis", "rules/canonicalize.yaml:376:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/canonicalize.yaml:390:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:390:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:378:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:392:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
       {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:379:13", "i0", 1, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:393:13", "i0", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
-     {Check::kRank, "rules/canonicalize.yaml:379:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:393:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0}},
-     {Check::kConstantEquals, "rules/canonicalize.yaml:380:13", "i1", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/canonicalize.yaml:394:13", "i1", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
-     {Check::kRank, "rules/canonicalize.yaml:380:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:394:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {0}}},
     // rewrite variants
     {{}},
@@ -4910,19 +5101,19 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// p  (rules/canonicalize.yaml:376:35)
+  /// p  (rules/canonicalize.yaml:390:35)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     return bind(kP, v) && k();
   }
 
-  /// i0  (rules/canonicalize.yaml:376:38)
+  /// i0  (rules/canonicalize.yaml:390:38)
   bool matchI0(ValueId v, gen::Next k) {
     if (seen(kI0)) return same(kI0, v) && k();
     return bind(kI0, v) && k();
   }
 
-  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:376:28)
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:390:28)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(kGather2)) return same(kGather2, v) && k();
     if (!bind(kGather2, v)) return false;
@@ -4931,7 +5122,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:376:18)
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:390:18)
   bool matchUnsqueeze3(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
     if (!bind(kUnsqueeze3, v)) return false;
@@ -4940,13 +5131,13 @@ class PresentRestackMatch : public gen::Matcher {
     return matchGather2(input(n, 0), k);
   }
 
-  /// i1  (rules/canonicalize.yaml:376:75)
+  /// i1  (rules/canonicalize.yaml:390:75)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(kI1)) return same(kI1, v) && k();
     return bind(kI1, v) && k();
   }
 
-  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:376:65)
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:390:65)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(kGather5)) return same(kGather5, v) && k();
     if (!bind(kGather5, v)) return false;
@@ -4955,7 +5146,7 @@ class PresentRestackMatch : public gen::Matcher {
     return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:376:55)
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:390:55)
   bool matchUnsqueeze6(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
     if (!bind(kUnsqueeze6, v)) return false;
@@ -4965,7 +5156,7 @@ class PresentRestackMatch : public gen::Matcher {
   }
 
   /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
-  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:376:11)
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:390:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -4976,18 +5167,18 @@ class PresentRestackMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:381:5:
+  /// Variant 0, rules/canonicalize.yaml:395:5:
   ///   y = p
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotP, "rules/canonicalize.yaml:382:11", "p")) return false;
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:396:11", "p")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotP,
-        "rules/canonicalize.yaml:381:5",
-        "rules/canonicalize.yaml:382:11")) return false;
+        "rules/canonicalize.yaml:395:5",
+        "rules/canonicalize.yaml:396:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5005,7 +5196,7 @@ class PresentRestackRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:373:5",
+            "rules/canonicalize.yaml:387:5",
             {}}),
         root_output_(root_output) {}
 
@@ -5027,7 +5218,7 @@ class PresentRestackRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:392
+// Generated from: rules/canonicalize.yaml:406
 // where_never_true (priority 1002): Where(c, a, b) of a condition false everywhere by construction is b, b of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -5035,7 +5226,7 @@ class PresentRestackRule : public RewritePattern {
 const gen::RuleSpec& specWhereNeverTrue() {
   static const gen::RuleSpec spec = {
     "where_never_true",
-    "rules/canonicalize.yaml:392:5",
+    "rules/canonicalize.yaml:406:5",
     3,  // root expr
     // slots
     {"c", "b", "y"},
@@ -5044,18 +5235,18 @@ const gen::RuleSpec& specWhereNeverTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:396:17", 0},
+      {"c", "rules/canonicalize.yaml:410:17", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:396:20"},
+      {"_", "rules/canonicalize.yaml:410:20"},
       // 2: b
-      {"b", "rules/canonicalize.yaml:396:23", 1},
+      {"b", "rules/canonicalize.yaml:410:23", 1},
       // 3: Where(c, _, b)
-      {"Where", "rules/canonicalize.yaml:396:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:410:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:398:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:412:12", "y", gen::kNoSlot, {"y", "b"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:399:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
+     {Check::kNative, "rules/canonicalize.yaml:413:12", "c", gen::kNoSlot, {"c"}, {0}, "never_true",
       gen::nativePredicate("never_true")}},
     // rewrite variants
     {{}},
@@ -5105,7 +5296,7 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchC, matchAny, matchB.
 
-  /// y = Where(c, _, b)  (rules/canonicalize.yaml:396:11)
+  /// y = Where(c, _, b)  (rules/canonicalize.yaml:410:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5120,18 +5311,18 @@ class WhereNeverTrueMatch : public CanonicalizeSharedMatch<WhereNeverTrueIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:400:5:
+  /// Variant 0, rules/canonicalize.yaml:414:5:
   ///   y = b
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotB, "rules/canonicalize.yaml:401:11", "b")) return false;
+    if (!requireBound(kSlotB, "rules/canonicalize.yaml:415:11", "b")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotB,
-        "rules/canonicalize.yaml:400:5",
-        "rules/canonicalize.yaml:401:11")) return false;
+        "rules/canonicalize.yaml:414:5",
+        "rules/canonicalize.yaml:415:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5149,7 +5340,7 @@ class WhereNeverTrueRule : public RewritePattern {
             root,
             1002,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:392:5",
+            "rules/canonicalize.yaml:406:5",
             {}}),
         root_output_(root_output) {}
 
@@ -5171,7 +5362,7 @@ class WhereNeverTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:403
+// Generated from: rules/canonicalize.yaml:417
 // where_always_true (priority 1001): Where(c, a, b) of a condition true everywhere by construction is a, a of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -5179,7 +5370,7 @@ class WhereNeverTrueRule : public RewritePattern {
 const gen::RuleSpec& specWhereAlwaysTrue() {
   static const gen::RuleSpec spec = {
     "where_always_true",
-    "rules/canonicalize.yaml:403:5",
+    "rules/canonicalize.yaml:417:5",
     3,  // root expr
     // slots
     {"c", "a", "y"},
@@ -5188,18 +5379,18 @@ const gen::RuleSpec& specWhereAlwaysTrue() {
     // exprs
     {
       // 0: c
-      {"c", "rules/canonicalize.yaml:407:17", 0},
+      {"c", "rules/canonicalize.yaml:421:17", 0},
       // 1: a
-      {"a", "rules/canonicalize.yaml:407:20", 1},
+      {"a", "rules/canonicalize.yaml:421:20", 1},
       // 2: _
-      {"_", "rules/canonicalize.yaml:407:23"},
+      {"_", "rules/canonicalize.yaml:421:23"},
       // 3: Where(c, a, _)
-      {"Where", "rules/canonicalize.yaml:407:11", 2, 3},
+      {"Where", "rules/canonicalize.yaml:421:11", 2, 3},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:409:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
+    {{Check::kNative, "rules/canonicalize.yaml:423:12", "y", gen::kNoSlot, {"y", "a"}, {2, 1},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:410:12", "c", gen::kNoSlot, {"c"}, {0},
+     {Check::kNative, "rules/canonicalize.yaml:424:12", "c", gen::kNoSlot, {"c"}, {0},
       "always_true", gen::nativePredicate("always_true")}},
     // rewrite variants
     {{}},
@@ -5247,15 +5438,9 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
   // ---- Match
 
   // From CanonicalizeSharedMatch (the same in other rules of this file):
-  // matchC, matchAny.
+  // matchC, matchA, matchAny.
 
-  /// a  (rules/canonicalize.yaml:407:20)
-  bool matchA(ValueId v, gen::Next k) {
-    if (seen(kA)) return same(kA, v) && k();
-    return bind(kA, v) && k();
-  }
-
-  /// y = Where(c, a, _)  (rules/canonicalize.yaml:407:11)
+  /// y = Where(c, a, _)  (rules/canonicalize.yaml:421:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5270,18 +5455,18 @@ class WhereAlwaysTrueMatch : public CanonicalizeSharedMatch<WhereAlwaysTrueIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:411:5:
+  /// Variant 0, rules/canonicalize.yaml:425:5:
   ///   y = a
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/canonicalize.yaml:412:11", "a")) return false;
+    if (!requireBound(kSlotA, "rules/canonicalize.yaml:426:11", "a")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotA,
-        "rules/canonicalize.yaml:411:5",
-        "rules/canonicalize.yaml:412:11")) return false;
+        "rules/canonicalize.yaml:425:5",
+        "rules/canonicalize.yaml:426:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5299,7 +5484,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
             root,
             1001,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:403:5",
+            "rules/canonicalize.yaml:417:5",
             {}}),
         root_output_(root_output) {}
 
@@ -5321,7 +5506,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:414
+// Generated from: rules/canonicalize.yaml:428
 // add_computed_zero (priority 101): Add(x, z) (in either order) of z zero everywhere by construction is x, x of the output's shape.
 //===----------------------------------------------------------------------===//
 
@@ -5329,7 +5514,7 @@ class WhereAlwaysTrueRule : public RewritePattern {
 const gen::RuleSpec& specAddComputedZero() {
   static const gen::RuleSpec spec = {
     "add_computed_zero",
-    "rules/canonicalize.yaml:414:5",
+    "rules/canonicalize.yaml:428:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -5338,16 +5523,16 @@ const gen::RuleSpec& specAddComputedZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:418:15", 0},
+      {"x", "rules/canonicalize.yaml:432:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:418:18", 1},
+      {"z", "rules/canonicalize.yaml:432:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:418:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:432:11", 2, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:420:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:434:12", "y", gen::kNoSlot, {"y", "x"}, {2, 0},
       "same_shape", gen::nativePredicate("same_shape")},
-     {Check::kNative, "rules/canonicalize.yaml:421:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
+     {Check::kNative, "rules/canonicalize.yaml:435:12", "z", gen::kNoSlot, {"z"}, {1}, "all_zero",
       gen::nativePredicate("all_zero")}},
     // rewrite variants
     {{}},
@@ -5398,18 +5583,18 @@ class AddComputedZeroMatch : public CanonicalizeSharedMatch<AddComputedZeroIds> 
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:422:5:
+  /// Variant 0, rules/canonicalize.yaml:436:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:423:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:437:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:422:5",
-        "rules/canonicalize.yaml:423:11")) return false;
+        "rules/canonicalize.yaml:436:5",
+        "rules/canonicalize.yaml:437:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5427,7 +5612,7 @@ class AddComputedZeroRule : public RewritePattern {
             root,
             101,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:414:5",
+            "rules/canonicalize.yaml:428:5",
             {}}),
         root_output_(root_output) {}
 
@@ -5449,7 +5634,7 @@ class AddComputedZeroRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:436
+// Generated from: rules/canonicalize.yaml:450
 // buffered_token_types (priority 1000): Expand(Slice(z, 0, e, axis 1), [b, e]) of a [1, R] integer buffer z of zeros is Expand(z[:, 0], [b, e]): zeros of [b, e].
 //===----------------------------------------------------------------------===//
 
@@ -5457,7 +5642,7 @@ class AddComputedZeroRule : public RewritePattern {
 const gen::RuleSpec& specBufferedTokenTypes() {
   static const gen::RuleSpec spec = {
     "buffered_token_types",
-    "rules/canonicalize.yaml:436:5",
+    "rules/canonicalize.yaml:450:5",
     11,  // root expr
     // slots
     {"z", "e", "t", "s", "y"},
@@ -5466,39 +5651,39 @@ const gen::RuleSpec& specBufferedTokenTypes() {
     // exprs
     {
       // 0: z
-      {"z", "rules/canonicalize.yaml:442:17", 0},
+      {"z", "rules/canonicalize.yaml:456:17", 0},
       // 1: 0
-      {"constant 0", "rules/canonicalize.yaml:442:20", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      {"constant 0", "rules/canonicalize.yaml:456:20", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 2: e
-      {"e", "rules/canonicalize.yaml:442:23", 1},
+      {"e", "rules/canonicalize.yaml:456:23", 1},
       // 3: 1
-      {"constant 1", "rules/canonicalize.yaml:442:26", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      {"constant 1", "rules/canonicalize.yaml:456:26", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 4: 1
-      {"constant 1", "rules/canonicalize.yaml:442:29", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      {"constant 1", "rules/canonicalize.yaml:456:29", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 5: Slice(z, 0, e, 1, 1)
-      {"Slice", "rules/canonicalize.yaml:442:11", gen::kNoSlot, 5},
+      {"Slice", "rules/canonicalize.yaml:456:11", gen::kNoSlot, 5},
       // 6: 0
-      {"constant 0", "rules/canonicalize.yaml:442:43", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      {"constant 0", "rules/canonicalize.yaml:456:43", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 7: 1
-      {"constant 1", "rules/canonicalize.yaml:442:49", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      {"constant 1", "rules/canonicalize.yaml:456:49", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 8: Slice(z, 0, e, 1)
-      {"Slice", "rules/canonicalize.yaml:442:34", gen::kNoSlot, 4},
+      {"Slice", "rules/canonicalize.yaml:456:34", gen::kNoSlot, 4},
       // 9: Slice(z, 0, e, 1, 1) | Slice(z, 0, e, 1)
-      {"t", "rules/canonicalize.yaml:442:32", 2},
+      {"t", "rules/canonicalize.yaml:456:32", 2},
       // 10: s
-      {"s", "rules/canonicalize.yaml:443:21", 3},
+      {"s", "rules/canonicalize.yaml:457:21", 3},
       // 11: Expand(t, s)
-      {"Expand", "rules/canonicalize.yaml:443:11", 4, 2},
+      {"Expand", "rules/canonicalize.yaml:457:11", 4, 2},
     },
     // constraints
-    {{Check::kShape, "rules/canonicalize.yaml:445:12", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kShape, "rules/canonicalize.yaml:459:12", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {"1", "_"}, {{Dim::kStatic, 1}, {Dim::kAny}}},
-     {Check::kElemType, "rules/canonicalize.yaml:445:27", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/canonicalize.yaml:459:27", "z", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"int64", "int32"}, {7, 6}},
-     {Check::kConstant, "rules/canonicalize.yaml:445:50", "z", 0},
-     {Check::kNative, "rules/canonicalize.yaml:445:66", "z", gen::kNoSlot, {"z"}, {0}, "all_zero",
+     {Check::kConstant, "rules/canonicalize.yaml:459:50", "z", 0},
+     {Check::kNative, "rules/canonicalize.yaml:459:66", "z", gen::kNoSlot, {"z"}, {0}, "all_zero",
       gen::nativePredicate("all_zero")},
-     {Check::kNative, "rules/canonicalize.yaml:446:12", "s", gen::kNoSlot, {"s", "e"}, {3, 1},
+     {Check::kNative, "rules/canonicalize.yaml:460:12", "s", gen::kNoSlot, {"s", "e"}, {3, 1},
       "expands_to_length", gen::nativePredicate("expands_to_length")}},
     // rewrite variants
     {{}},
@@ -5558,31 +5743,31 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchZ, matchS.
 
-  /// 0  (rules/canonicalize.yaml:442:20)
+  /// 0  (rules/canonicalize.yaml:456:20)
   bool matchConstant1(ValueId v, gen::Next k) {
     if (seen(kConstant1)) return same(kConstant1, v) && k();
     return bind(kConstant1, v) && constant(kConstant1, v) && k();
   }
 
-  /// e  (rules/canonicalize.yaml:442:23)
+  /// e  (rules/canonicalize.yaml:456:23)
   bool matchE(ValueId v, gen::Next k) {
     if (seen(kE)) return same(kE, v) && k();
     return bind(kE, v) && k();
   }
 
-  /// 1  (rules/canonicalize.yaml:442:26)
+  /// 1  (rules/canonicalize.yaml:456:26)
   bool matchConstant3(ValueId v, gen::Next k) {
     if (seen(kConstant3)) return same(kConstant3, v) && k();
     return bind(kConstant3, v) && constant(kConstant3, v) && k();
   }
 
-  /// 1  (rules/canonicalize.yaml:442:29)
+  /// 1  (rules/canonicalize.yaml:456:29)
   bool matchConstant4(ValueId v, gen::Next k) {
     if (seen(kConstant4)) return same(kConstant4, v) && k();
     return bind(kConstant4, v) && constant(kConstant4, v) && k();
   }
 
-  /// Slice(z, 0, e, 1, 1)  (rules/canonicalize.yaml:442:11)
+  /// Slice(z, 0, e, 1, 1)  (rules/canonicalize.yaml:456:11)
   bool matchSlice5(ValueId v, gen::Next k) {
     if (seen(kSlice5)) return same(kSlice5, v) && k();
     if (!bind(kSlice5, v)) return false;
@@ -5599,19 +5784,19 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     });
   }
 
-  /// 0  (rules/canonicalize.yaml:442:43)
+  /// 0  (rules/canonicalize.yaml:456:43)
   bool matchConstant6(ValueId v, gen::Next k) {
     if (seen(kConstant6)) return same(kConstant6, v) && k();
     return bind(kConstant6, v) && constant(kConstant6, v) && k();
   }
 
-  /// 1  (rules/canonicalize.yaml:442:49)
+  /// 1  (rules/canonicalize.yaml:456:49)
   bool matchConstant7(ValueId v, gen::Next k) {
     if (seen(kConstant7)) return same(kConstant7, v) && k();
     return bind(kConstant7, v) && constant(kConstant7, v) && k();
   }
 
-  /// Slice(z, 0, e, 1)  (rules/canonicalize.yaml:442:34)
+  /// Slice(z, 0, e, 1)  (rules/canonicalize.yaml:456:34)
   bool matchSlice8(ValueId v, gen::Next k) {
     if (seen(kSlice8)) return same(kSlice8, v) && k();
     if (!bind(kSlice8, v)) return false;
@@ -5626,7 +5811,7 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     });
   }
 
-  /// t = Slice(z, 0, e, 1, 1) | Slice(z, 0, e, 1)  (rules/canonicalize.yaml:442:32)
+  /// t = Slice(z, 0, e, 1, 1) | Slice(z, 0, e, 1)  (rules/canonicalize.yaml:456:32)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -5638,7 +5823,7 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
     return false;
   }
 
-  /// y = Expand(t, s)  (rules/canonicalize.yaml:443:11)
+  /// y = Expand(t, s)  (rules/canonicalize.yaml:457:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5649,24 +5834,24 @@ class BufferedTokenTypesMatch : public CanonicalizeSharedMatch<BufferedTokenType
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:447:5:
+  /// Variant 0, rules/canonicalize.yaml:461:5:
   ///   y = Expand(Gather(z, tensor(0), axis=1), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotZ, "rules/canonicalize.yaml:448:25", "z")) return false;
+    if (!requireBound(kSlotZ, "rules/canonicalize.yaml:462:25", "z")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intLiteral(0), 7, {});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", 1));
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:448:55", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:462:55", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:447:5",
-        "rules/canonicalize.yaml:448:11")) return false;
+        "rules/canonicalize.yaml:461:5",
+        "rules/canonicalize.yaml:462:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5700,7 +5885,7 @@ class BufferedTokenTypesRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:436:5",
+            "rules/canonicalize.yaml:450:5",
             {op::kGather, op::kExpand}}),
         root_output_(root_output) {}
 
@@ -5742,6 +5927,7 @@ void populateCanonicalize(RuleSet& rules) {
       op::kCastLike,
       0));
   rules.add(std::make_unique<CastOfScalarConstantRule>("cast_of_scalar_constant", op::kCast, 0));
+  rules.add(std::make_unique<SubOfScaledRule>("sub_of_scaled", op::kSub, 0));
   rules.add(std::make_unique<SoftmaxNanGuardRule>("softmax_nan_guard", op::kWhere, 0));
   rules.add(std::make_unique<NanGuardAfterHeadsRule>("nan_guard_after_heads", op::kReshape, 0));
   rules.add(std::make_unique<BatchedHeadsTo4dRule>("batched_heads_to_4d", op::kReshape, 0));

@@ -340,7 +340,8 @@ onnx::TensorProto scalarLike(const MatchContext& ctx, ValueId v, double x) {
   onnx::TensorProto t;
   const int32_t elem = valueElemType(ctx.graph, v);
   t.set_data_type(elem);
-  for (int i = 0; i < valueShape(ctx.graph, v)->dim_size(); ++i) t.add_dims(1);
+  if (const onnx::TensorShapeProto* shape = valueShape(ctx.graph, v))
+    for (int i = 0; i < shape->dim_size(); ++i) t.add_dims(1);
   if (elem == TensorProto::FLOAT)
     t.add_float_data(static_cast<float>(x));
   else if (elem == TensorProto::FLOAT16)
@@ -378,6 +379,20 @@ std::optional<onnx::TensorProto> castScalarConstant(const MatchContext& ctx, Val
   if (to == TensorProto::FLOAT16 && from != TensorProto::FLOAT && from != TensorProto::FLOAT16)
     return std::nullopt;
   onnx::TensorProto t = scalarLike(ctx, y, x);
+  t.clear_dims();
+  for (int64_t d : c->dims()) t.add_dims(d);
+  return t;
+}
+
+/// negated(c): -c of the one-element float, double or float16 constant c, of c's type and
+/// shape (a sign flip: exact).
+std::optional<onnx::TensorProto> negated(const MatchContext& ctx, ValueArgs args) {
+  const onnx::TensorProto* c = constantTensor(ctx.graph, args[0]);
+  std::vector<double> value;
+  if (!c || !isFloating(c->data_type()) || tensorElementCount(*c) != 1 ||
+      !readConstantDoubles(ctx.model, ctx.graph, args[0], value, 1) || value.size() != 1)
+    return std::nullopt;
+  onnx::TensorProto t = scalarLike(ctx, args[0], -value[0]);
   t.clear_dims();
   for (int64_t d : c->dims()) t.add_dims(d);
   return t;
@@ -565,6 +580,7 @@ NativeFamily canonicalNatives() {
   f.tensor_helpers = {
       {"constant_scalar", 1, &constantScalar,
        "the constant of y's type and shape that computed_from_constants(y) proved y to hold"},
+      {"negated", 1, &negated, "-c, of the one-element float constant c's type and shape"},
       {"cast_scalar", 1, &castScalar,
        "the constant of y's type and shape that cast_of_scalar(y) proved y to hold"},
   };
