@@ -14,8 +14,12 @@ echo "== format check"
 mapfile -t sources < <(git ls-files '*.cc' '*.h' ':!generated/')
 clang-format --dry-run --Werror "${sources[@]}"
 
-echo "== build (RelWithDebInfo)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+echo "== build (optimized: -O2, no debug info)"
+# RelWithDebInfo's optimization without its -g: CI runs no debugger, and debug info is a
+# third of the compile time of the generated matchers (rotary.gen.cc: 31 s with, 19 s
+# without), which bound the build on 2 cores.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+  >/dev/null
 cmake --build build -j "$jobs"
 echo "== generated/ is current"
 ctest --test-dir build --output-on-failure -R '^generated_is_current$'
