@@ -20,6 +20,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/graph/ModelError.h"
@@ -335,27 +336,32 @@ bool computedFromConstants(const MatchContext& ctx, ValueArgs args) {
   return true;
 }
 
-/// The one-element constant x of v's element type (float, double or float16) and shape.
-onnx::TensorProto scalarLike(const MatchContext& ctx, ValueId v, double x) {
-  onnx::TensorProto t;
-  const int32_t elem = valueElemType(ctx.graph, v);
-  t.set_data_type(elem);
-  if (const onnx::TensorShapeProto* shape = valueShape(ctx.graph, v))
-    for (int i = 0; i < shape->dim_size(); ++i) t.add_dims(1);
-  if (elem == TensorProto::FLOAT)
-    t.add_float_data(static_cast<float>(x));
-  else if (elem == TensorProto::FLOAT16)
-    t.add_int32_data(gen::floatToHalf(static_cast<float>(x)));
-  else
-    t.add_double_data(x);
-  return t;
+/// The tensor of element type `elem` and `dims` whose one element is x, built as a rewrite's
+/// tensor literals are (float16 rounded to nearest even).
+std::optional<onnx::TensorProto> scalarTensor(int32_t elem, std::vector<int64_t> dims, double x) {
+  gen::Literal value;
+  value.kind = gen::Literal::Kind::kFloat;
+  value.floats = {x};
+  return gen::literalTensor(value, elem, dims);
+}
+
+/// Constant `v` of one numeric element: its tensor and that element, else nullopt.
+std::optional<std::pair<const onnx::TensorProto*, double>> oneElementConstant(
+    const MatchContext& ctx, ValueId v) {
+  const onnx::TensorProto* t = constantTensor(ctx.graph, v);
+  std::vector<double> value;
+  if (!t || tensorElementCount(*t) != 1 ||
+      !readConstantDoubles(ctx.model, ctx.graph, v, value, 1) || value.size() != 1)
+    return std::nullopt;
+  return std::make_pair(t, value[0]);
 }
 
 /// constant_scalar(y): the constant computed_from_constants(y) proved, of y's type and shape.
 std::optional<onnx::TensorProto> constantScalar(const MatchContext& ctx, ValueArgs args) {
   const std::optional<double> x = constantDerivedScalar(ctx, args[0]);
   if (!x) return std::nullopt;
-  return scalarLike(ctx, args[0], *x);
+  const auto rank = static_cast<size_t>(valueShape(ctx.graph, args[0])->dim_size());
+  return scalarTensor(valueElemType(ctx.graph, args[0]), std::vector<int64_t>(rank, 1), *x);
 }
 
 /// y = Cast(c) of a one-element constant c as a constant of y's type and c's shape, when the
@@ -364,38 +370,26 @@ std::optional<onnx::TensorProto> constantScalar(const MatchContext& ctx, ValueAr
 /// kernel's). Nullopt otherwise (other types, bool, a c that cannot be read).
 std::optional<onnx::TensorProto> castScalarConstant(const MatchContext& ctx, ValueId y) {
   const Node* cast = producerOp(ctx.graph, y, "Cast");
-  const onnx::TensorShapeProto* shape = valueShape(ctx.graph, y);
   const int32_t to = valueElemType(ctx.graph, y);
-  if (!cast || !shape || !isFloating(to)) return std::nullopt;
-  const onnx::TensorProto* c = constantTensor(ctx.graph, cast->input(0));
-  std::vector<double> value;
-  if (!c || tensorElementCount(*c) != 1 ||
-      !readConstantDoubles(ctx.model, ctx.graph, cast->input(0), value, 1) || value.size() != 1)
-    return std::nullopt;
-  const int32_t from = c->data_type();
-  const double x = value[0];
+  if (!cast || !valueShape(ctx.graph, y) || !isFloating(to)) return std::nullopt;
+  const auto c = oneElementConstant(ctx, cast->input(0));
+  if (!c) return std::nullopt;
+  const auto [tensor, x] = *c;
+  const int32_t from = tensor->data_type();
   if (from == TensorProto::BOOL) return std::nullopt;
   if (!isFloating(from) && std::fabs(x) > 16777216.0) return std::nullopt;
   if (to == TensorProto::FLOAT16 && from != TensorProto::FLOAT && from != TensorProto::FLOAT16)
     return std::nullopt;
-  onnx::TensorProto t = scalarLike(ctx, y, x);
-  t.clear_dims();
-  for (int64_t d : c->dims()) t.add_dims(d);
-  return t;
+  return scalarTensor(to, {tensor->dims().begin(), tensor->dims().end()}, x);
 }
 
 /// negated(c): -c of the one-element float, double or float16 constant c, of c's type and
 /// shape (a sign flip: exact).
 std::optional<onnx::TensorProto> negated(const MatchContext& ctx, ValueArgs args) {
-  const onnx::TensorProto* c = constantTensor(ctx.graph, args[0]);
-  std::vector<double> value;
-  if (!c || !isFloating(c->data_type()) || tensorElementCount(*c) != 1 ||
-      !readConstantDoubles(ctx.model, ctx.graph, args[0], value, 1) || value.size() != 1)
-    return std::nullopt;
-  onnx::TensorProto t = scalarLike(ctx, args[0], -value[0]);
-  t.clear_dims();
-  for (int64_t d : c->dims()) t.add_dims(d);
-  return t;
+  const auto c = oneElementConstant(ctx, args[0]);
+  if (!c || !isFloating(c->first->data_type())) return std::nullopt;
+  return scalarTensor(c->first->data_type(), {c->first->dims().begin(), c->first->dims().end()},
+                      -c->second);
 }
 
 /// cast_of_scalar(y): see castScalarConstant.
